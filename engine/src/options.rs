@@ -1,0 +1,65 @@
+//! Tunables of an engine instance; every one is a field so tests can shrink it.
+
+use std::time::Duration;
+
+/// How commits reach the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncMode {
+    /// fdatasync before acknowledging; concurrent committers share one sync.
+    Full,
+    /// Never sync. Acknowledged writes can be lost on power failure or a kernel
+    /// crash. For tests and benchmarks only; the engine logs a warning at open.
+    None,
+}
+
+/// Options for [`crate::Engine::open`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Durability of commits.
+    pub sync: SyncMode,
+    /// A segment is sealed and a new one started once it reaches this size.
+    pub segment_bytes: u64,
+    /// Largest encoded transaction accepted.
+    pub max_txn_bytes: u64,
+    /// Commit batches a watcher may have queued before it is ended as lagging.
+    pub watch_buffer_batches: usize,
+    /// Revisions a catching-up watcher reads from history per step.
+    pub watch_catchup_revisions: usize,
+    /// Compaction rewrites old segments only when at least this fraction of
+    /// their bytes is reclaimable.
+    pub reclaim_min_ratio: f64,
+    /// Keys handled per index-lock hold while compacting the index, so writers
+    /// are never stalled for a whole pass.
+    pub compaction_keys_per_lock: usize,
+    /// Run space reclamation on a background thread after each `compact`.
+    pub background_reclaim: bool,
+    /// How long the expiry reaper sleeps at most between checks.
+    pub expiry_poll: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sync: SyncMode::Full,
+            segment_bytes: 64 << 20,
+            max_txn_bytes: 32 << 20,
+            watch_buffer_batches: 4096,
+            watch_catchup_revisions: 512,
+            reclaim_min_ratio: 0.25,
+            compaction_keys_per_lock: 4096,
+            background_reclaim: true,
+            expiry_poll: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Options {
+    /// Defaults with syncing turned off (tests, benchmarks).
+    #[must_use]
+    pub fn no_sync() -> Options {
+        Options {
+            sync: SyncMode::None,
+            ..Options::default()
+        }
+    }
+}
