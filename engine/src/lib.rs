@@ -31,6 +31,7 @@ mod commit;
 mod compaction;
 mod engine;
 mod error;
+mod failpoint;
 mod index;
 mod lease;
 mod lock;

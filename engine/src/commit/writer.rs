@@ -291,10 +291,12 @@ impl Writer {
             self.buf.clear();
         }
         self.active.seal(&self.shared.dir)?;
+        crate::failpoint::hit("roll:sealed");
         let capacity = self.shared.options.segment_bytes.max(FILE_HEADER_LEN as u64 + need);
         let mut m = self.shared.manifest.lock();
         let id = m.next_segment_id;
         let next_active = ActiveSegment::create(&self.shared.dir, id, capacity)?;
+        crate::failpoint::hit("roll:segment-created");
         let mut next = m.clone();
         next.next_segment_id = id + 1;
         next.segments.push(id);

@@ -38,6 +38,7 @@ pub(crate) fn compact(shared: &Shared, at: u64) -> Result<()> {
         manifest::write(&shared.dir, &next)?;
         *m = next;
     }
+    crate::failpoint::hit("compact:manifest-written");
     shared.compacted.store(at, Ordering::Release);
     shared.index.write().revlog.trim_through(at);
     let mut from = Vec::new();

@@ -136,6 +136,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
     for out in &mut outputs {
         out.seal(&shared.dir)?;
     }
+    crate::failpoint::hit("reclaim:outputs-written");
     let out_ids: Vec<u64> = outputs.iter().map(|o| u64::from(o.seg.id)).collect();
     let in_ids: Vec<u64> = inputs.iter().map(|s| u64::from(s.id)).collect();
     {
@@ -146,6 +147,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
         manifest::write(&shared.dir, &next)?;
         *m = next;
     }
+    crate::failpoint::hit("reclaim:manifest-swapped");
     {
         let mut segments = shared.segments.write();
         for out in &outputs {
@@ -171,6 +173,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
             {
                 return Err(Error::io("remove", path, e));
             }
+            crate::failpoint::hit("reclaim:input-file-removed");
         }
     }
     sync_dir(&shared.dir)?;

@@ -91,6 +91,9 @@ impl Index {
         let mut items = Vec::new();
         let mut more = false;
         let mut count = 0u64;
+        if !end.is_empty() && start >= end {
+            return RangeLocs { items, more, count };
+        }
         for (_, h) in self.keys.range::<[u8], _>(bounds(start, end)) {
             let Some(v) = h.live_at(rev) else { continue };
             if limit != 0 && items.len() == limit {
