@@ -224,7 +224,8 @@ impl Writer {
         self.next_rev += 1;
         let time = micros_since_epoch(SystemTime::now()).max(self.last_time);
         self.last_time = time;
-        let base = self.active.written + self.buf.len() as u64;
+        // Offsets below are positions in `buf`, which starts at `written`.
+        let base = self.active.written;
         let seg_id = self.active.seg.id;
         let offset_of = |pos: usize| u32::try_from(base + pos as u64).expect("segments stay below 4 GiB");
         let record_start = self.buf.len();

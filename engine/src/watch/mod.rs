@@ -48,6 +48,16 @@ pub struct Watch {
     pending: VecDeque<Event>,
 }
 
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watch")
+            .field("range", &self.range)
+            .field("next_revision", &self.next_rev)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Watch {
     pub(crate) fn new(shared: Arc<Shared>, range: KeyRange, after: Revision) -> Watch {
         Watch {
