@@ -24,7 +24,9 @@ pub struct Stats {
     pub segments: u64,
     /// Bytes in segment files.
     pub bytes_on_disk: u64,
-    /// Bytes of ops dropped by compaction but not yet rewritten away.
+    /// Bytes of ops dropped by compaction but not yet rewritten away (the
+    /// 28-byte framing of their records is not counted, so a rewrite gives
+    /// back somewhat more).
     pub bytes_reclaimable: u64,
     /// Keys waiting to expire.
     pub expiring_keys: u64,
