@@ -148,7 +148,13 @@ impl RecordBuilder {
     }
 
     /// Appends an op; returns its header's position relative to the record start.
-    pub(crate) fn push_op(&mut self, out: &mut Vec<u8>, header: &OpHeader, key: &[u8], value: &[u8]) -> usize {
+    pub(crate) fn push_op(
+        &mut self,
+        out: &mut Vec<u8>,
+        header: &OpHeader,
+        key: &[u8],
+        value: &[u8],
+    ) -> usize {
         let pos = out.len() - self.start;
         header.encode(out);
         out.extend_from_slice(key);
@@ -162,7 +168,8 @@ impl RecordBuilder {
         let body_start = self.start + RECORD_PREFIX_LEN;
         let count_pos = body_start + 16;
         out[count_pos..count_pos + 4].copy_from_slice(&self.ops.to_le_bytes());
-        let body_len = u32::try_from(out.len() - body_start).expect("record size is bounded by max_txn_bytes");
+        let body_len =
+            u32::try_from(out.len() - body_start).expect("record size is bounded by max_txn_bytes");
         let c = crc(&out[body_start..]);
         out[self.start..self.start + 4].copy_from_slice(&body_len.to_le_bytes());
         out[self.start + 4..self.start + 8].copy_from_slice(&c.to_le_bytes());
@@ -210,8 +217,14 @@ pub(crate) fn walk_body<'a>(
         let op = OpHeader::decode(body.get(pos..).unwrap_or_default()).ok_or("bad op header")?;
         let key_start = pos + OP_HEADER_LEN;
         let key_end = key_start + op.key_len as usize;
-        let key = body.get(key_start..key_end).ok_or("op key runs past the record")?;
-        let stored_value = if with_values { op.value_len as usize } else { 0 };
+        let key = body
+            .get(key_start..key_end)
+            .ok_or("op key runs past the record")?;
+        let stored_value = if with_values {
+            op.value_len as usize
+        } else {
+            0
+        };
         if body.len() < key_end + stored_value {
             return Err("op value runs past the record");
         }
@@ -269,7 +282,11 @@ pub(crate) fn read_record(buf: &[u8], pos: usize, max_body: usize) -> RecordRead
 pub(crate) fn push_sidecar_entry(out: &mut Vec<u8>, record_offset: u32, record: &[u8]) {
     let body = &record[RECORD_PREFIX_LEN..];
     out.extend_from_slice(&record_offset.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(record.len()).expect("record fits u32").to_le_bytes());
+    out.extend_from_slice(
+        &u32::try_from(record.len())
+            .expect("record fits u32")
+            .to_le_bytes(),
+    );
     out.extend_from_slice(&record[4..8]);
     let len_pos = out.len();
     out.extend_from_slice(&[0u8; 4]);
@@ -298,7 +315,11 @@ impl Manifest {
         out.extend_from_slice(&encode_file_header(MANIFEST_MAGIC, 0));
         out.extend_from_slice(&self.compacted_revision.to_le_bytes());
         out.extend_from_slice(&self.next_segment_id.to_le_bytes());
-        out.extend_from_slice(&u32::try_from(self.segments.len()).expect("segment count fits u32").to_le_bytes());
+        out.extend_from_slice(
+            &u32::try_from(self.segments.len())
+                .expect("segment count fits u32")
+                .to_le_bytes(),
+        );
         for id in &self.segments {
             out.extend_from_slice(&id.to_le_bytes());
         }
@@ -308,8 +329,12 @@ impl Manifest {
     }
 
     pub(crate) fn decode(buf: &[u8]) -> Result<Manifest, (u64, String)> {
-        decode_file_header(buf, MANIFEST_MAGIC).map_err(|e| (0, format!("bad manifest header: {e:?}")))?;
-        let body_end = buf.len().checked_sub(4).ok_or((0, "manifest too short".to_string()))?;
+        decode_file_header(buf, MANIFEST_MAGIC)
+            .map_err(|e| (0, format!("bad manifest header: {e:?}")))?;
+        let body_end = buf
+            .len()
+            .checked_sub(4)
+            .ok_or((0, "manifest too short".to_string()))?;
         if body_end < FILE_HEADER_LEN + 20 {
             return Err((0, "manifest too short".into()));
         }
@@ -321,9 +346,14 @@ impl Manifest {
         let next_segment_id = u64_at(buf, 40).ok_or_else(short)?;
         let count = u32_at(buf, 48).ok_or_else(short)? as usize;
         if 52 + count * 8 != body_end {
-            return Err((48, "manifest segment count does not match its length".into()));
+            return Err((
+                48,
+                "manifest segment count does not match its length".into(),
+            ));
         }
-        let segments = (0..count).map(|i| u64_at(buf, 52 + i * 8).ok_or_else(short)).collect::<Result<_, _>>()?;
+        let segments = (0..count)
+            .map(|i| u64_at(buf, 52 + i * 8).ok_or_else(short))
+            .collect::<Result<_, _>>()?;
         Ok(Manifest {
             compacted_revision,
             next_segment_id,
@@ -371,16 +401,28 @@ mod tests {
         };
         assert_eq!(len, rec.len());
         let mut keys = Vec::new();
-        let h = walk_body(body, true, |op| keys.push((op.key.to_vec(), op.segment_pos))).expect("walk");
+        let h = walk_body(body, true, |op| {
+            keys.push((op.key.to_vec(), op.segment_pos))
+        })
+        .expect("walk");
         assert_eq!((h.revision, h.time_micros, h.op_count), (7, 1234, 2));
-        assert_eq!(keys, vec![(b"abc".to_vec(), 20), (b"z".to_vec(), 20 + 36 + 8)]);
+        assert_eq!(
+            keys,
+            vec![(b"abc".to_vec(), 20), (b"z".to_vec(), 20 + 36 + 8)]
+        );
         for i in 0..rec.len() {
             let mut bad = rec.clone();
             bad[i] ^= 0x40;
-            assert!(!matches!(read_record(&bad, 0, 1 << 20), RecordRead::Ok { .. }), "flip at {i} undetected");
+            assert!(
+                !matches!(read_record(&bad, 0, 1 << 20), RecordRead::Ok { .. }),
+                "flip at {i} undetected"
+            );
         }
         for cut in 0..rec.len() {
-            assert!(matches!(read_record(&rec[..cut], 0, 1 << 20), RecordRead::Incomplete), "cut at {cut}");
+            assert!(
+                matches!(read_record(&rec[..cut], 0, 1 << 20), RecordRead::Incomplete),
+                "cut at {cut}"
+            );
         }
     }
 
@@ -394,8 +436,14 @@ mod tests {
         let stripped = &side[SIDECAR_ENTRY_PREFIX_LEN..];
         assert_eq!(u32_at(&side, 12), Some(stripped.len() as u32));
         let mut seen = Vec::new();
-        walk_body(stripped, false, |op| seen.push((op.key.to_vec(), op.segment_pos))).expect("walk stripped");
-        assert_eq!(seen, vec![(b"abc".to_vec(), 20), (b"z".to_vec(), 20 + 36 + 8)]);
+        walk_body(stripped, false, |op| {
+            seen.push((op.key.to_vec(), op.segment_pos))
+        })
+        .expect("walk stripped");
+        assert_eq!(
+            seen,
+            vec![(b"abc".to_vec(), 20), (b"z".to_vec(), 20 + 36 + 8)]
+        );
     }
 
     #[test]
@@ -418,10 +466,19 @@ mod tests {
     fn file_header_checks() {
         let h = encode_file_header(SEGMENT_MAGIC, 77);
         assert_eq!(decode_file_header(&h, SEGMENT_MAGIC), Ok(77));
-        assert_eq!(decode_file_header(&h, SIDECAR_MAGIC), Err(HeaderError::Magic));
-        assert_eq!(decode_file_header(&h[..10], SEGMENT_MAGIC), Err(HeaderError::Short));
+        assert_eq!(
+            decode_file_header(&h, SIDECAR_MAGIC),
+            Err(HeaderError::Magic)
+        );
+        assert_eq!(
+            decode_file_header(&h[..10], SEGMENT_MAGIC),
+            Err(HeaderError::Short)
+        );
         let mut bad = h;
         bad[20] ^= 1;
-        assert_eq!(decode_file_header(&bad, SEGMENT_MAGIC), Err(HeaderError::Checksum));
+        assert_eq!(
+            decode_file_header(&bad, SEGMENT_MAGIC),
+            Err(HeaderError::Checksum)
+        );
     }
 }

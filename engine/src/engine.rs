@@ -107,7 +107,9 @@ pub struct Engine {
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("dir", &self.handle.shared.dir).finish_non_exhaustive()
+        f.debug_struct("Engine")
+            .field("dir", &self.handle.shared.dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -248,9 +250,16 @@ impl Engine {
         let rev = shared.resolve_locked(opts.at)?;
         let found = index.range(&range.start, &range.end, rev, opts.limit, opts.count_total);
         drop(index);
-        let items: Vec<KeyValue> =
-            found.items.iter().filter_map(|&(loc, mod_rev)| Shared::key_value(&segments, loc, mod_rev)).collect();
-        let count = if found.more && !opts.count_total { items.len() as u64 + 1 } else { found.count };
+        let items: Vec<KeyValue> = found
+            .items
+            .iter()
+            .filter_map(|&(loc, mod_rev)| Shared::key_value(&segments, loc, mod_rev))
+            .collect();
+        let count = if found.more && !opts.count_total {
+            items.len() as u64 + 1
+        } else {
+            found.count
+        };
         Ok(RangeResult {
             items,
             more: found.more,
@@ -295,7 +304,12 @@ impl Engine {
     #[must_use]
     pub fn revision_at(&self, time: SystemTime) -> Option<Revision> {
         let t = micros_since_epoch(time);
-        self.shared().index.read().revlog.newest_at_or_before(t).map(|r| Revision(r.rev))
+        self.shared()
+            .index
+            .read()
+            .revlog
+            .newest_at_or_before(t)
+            .map(|r| Revision(r.rev))
     }
 
     /// Counters describing the store.
@@ -336,10 +350,16 @@ fn run_reclaimer(shared: &Arc<Shared>, signal: &ReclaimSignal) {
         }
         match compaction::reclaim::reclaim(shared, false) {
             Ok(s) if s.segments_in > 0 => {
-                tracing::info!(segments = s.segments_in, reclaimed = s.reclaimed(), "reclaimed compacted space");
+                tracing::info!(
+                    segments = s.segments_in,
+                    reclaimed = s.reclaimed(),
+                    "reclaimed compacted space"
+                );
             }
             Ok(_) => {}
-            Err(e) => tracing::error!(error = %e, "space reclaim failed; will retry after the next compaction"),
+            Err(e) => {
+                tracing::error!(error = %e, "space reclaim failed; will retry after the next compaction")
+            }
         }
     }
 }

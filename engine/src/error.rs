@@ -77,7 +77,9 @@ pub enum Error {
         current: Option<Box<KeyValue>>,
     },
     /// A watcher fell too far behind the writers and was ended.
-    #[error("watcher fell more than {buffered} commit batches behind and was ended; re-read and watch again")]
+    #[error(
+        "watcher fell more than {buffered} commit batches behind and was ended; re-read and watch again"
+    )]
     Lagged {
         /// How many batches its buffer held.
         buffered: usize,
@@ -102,7 +104,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn corrupt(file: impl Into<PathBuf>, offset: u64, reason: impl Into<String>) -> Error {
+    pub(crate) fn corrupt(
+        file: impl Into<PathBuf>,
+        offset: u64,
+        reason: impl Into<String>,
+    ) -> Error {
         Error::Corrupt {
             file: file.into(),
             offset,

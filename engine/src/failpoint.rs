@@ -6,7 +6,11 @@
 #[cfg(feature = "failpoints")]
 pub(crate) fn hit(name: &str) {
     static ARMED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    if ARMED.get_or_init(|| std::env::var("CAIRN_FAILPOINT").ok()).as_deref() == Some(name) {
+    if ARMED
+        .get_or_init(|| std::env::var("CAIRN_FAILPOINT").ok())
+        .as_deref()
+        == Some(name)
+    {
         eprintln!("failpoint {name}: aborting");
         std::process::abort();
     }

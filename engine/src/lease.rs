@@ -74,7 +74,9 @@ pub(crate) fn run_reaper(shared: &Arc<Shared>) {
                 .is_some_and(|h| h.latest().rev == rev && !h.latest().loc.is_tombstone());
             if still_current {
                 let (reply, _ignored) = oneshot::channel();
-                let txn = Txn::new().guard(Guard::ModRevision(key.clone(), Revision(rev))).delete(key);
+                let txn = Txn::new()
+                    .guard(Guard::ModRevision(key.clone(), Revision(rev)))
+                    .delete(key);
                 shared.queue.push(Pending { txn, reply });
             }
         }

@@ -36,7 +36,9 @@ impl DirLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock", &path, e)),
         }
-        let since = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
         let note = format!("pid {} since unix time {since}\n", std::process::id());
         file.set_len(0)
             .and_then(|()| file.seek(SeekFrom::Start(0)))

@@ -32,7 +32,8 @@ pub(crate) fn write(dir: &Path, manifest: &Manifest) -> Result<()> {
     let path = manifest_path(dir);
     let tmp = dir.join("MANIFEST.tmp");
     let mut f = File::create(&tmp).map_err(|e| Error::io("create", &tmp, e))?;
-    f.write_all(&manifest.encode()).map_err(|e| Error::io("write", &tmp, e))?;
+    f.write_all(&manifest.encode())
+        .map_err(|e| Error::io("write", &tmp, e))?;
     f.sync_all().map_err(|e| Error::io("fsync", &tmp, e))?;
     fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
     sync_dir(dir)

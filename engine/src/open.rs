@@ -9,8 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::codec::{
-    FILE_HEADER_LEN, HeaderError, Manifest, OpKind, SEGMENT_MAGIC, decode_file_header, encode_file_header,
-    push_sidecar_entry, u64_at, walk_body,
+    FILE_HEADER_LEN, HeaderError, Manifest, OpKind, SEGMENT_MAGIC, decode_file_header,
+    encode_file_header, push_sidecar_entry, u64_at, walk_body,
 };
 use crate::error::{Error, Result};
 use crate::index::revlog::TxnRef;
@@ -46,7 +46,8 @@ struct Replayer {
 
 impl Replayer {
     fn apply(&mut self, seg: &Segment, v: &RecordVisit<'_>, source: &Path) -> Result<()> {
-        let rev = u64_at(v.body, 0).ok_or_else(|| Error::corrupt(source, u64::from(v.offset), "short record"))?;
+        let rev = u64_at(v.body, 0)
+            .ok_or_else(|| Error::corrupt(source, u64::from(v.offset), "short record"))?;
         if rev <= self.last_rev {
             return Err(Error::corrupt(
                 source,
@@ -56,10 +57,18 @@ impl Replayer {
         }
         let (index, expiring) = (&mut self.index, &mut self.expiring);
         let header = walk_body(v.body, v.with_values, |op| {
-            let offset = v.offset + u32::try_from(crate::codec::RECORD_PREFIX_LEN + op.segment_pos).unwrap_or(u32::MAX);
+            let offset = v.offset
+                + u32::try_from(crate::codec::RECORD_PREFIX_LEN + op.segment_pos)
+                    .unwrap_or(u32::MAX);
             match op.header.kind {
                 OpKind::Put => {
-                    index.push(op.key, Version { rev, loc: Loc::put(seg.id, offset) });
+                    index.push(
+                        op.key,
+                        Version {
+                            rev,
+                            loc: Loc::put(seg.id, offset),
+                        },
+                    );
                     if op.header.expires_at != 0 {
                         expiring.insert(op.key.to_vec(), (op.header.expires_at, rev));
                     } else {
@@ -67,7 +76,13 @@ impl Replayer {
                     }
                 }
                 OpKind::Delete => {
-                    index.push(op.key, Version { rev, loc: Loc::delete(seg.id, offset) });
+                    index.push(
+                        op.key,
+                        Version {
+                            rev,
+                            loc: Loc::delete(seg.id, offset),
+                        },
+                    );
                     expiring.remove(op.key);
                 }
             }
@@ -93,13 +108,18 @@ fn open_segment_file(path: &Path, writable: bool) -> Result<(File, u64)> {
         .write(writable)
         .open(path)
         .map_err(|e| Error::io("open", path, e))?;
-    let len = file.metadata().map_err(|e| Error::io("stat", path, e))?.len();
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", path, e))?
+        .len();
     Ok((file, len))
 }
 
 fn id_of(name: &str, ext: &str) -> Option<u64> {
     let stem = name.strip_suffix(ext)?;
-    (stem.len() == 16).then(|| u64::from_str_radix(stem, 16).ok()).flatten()
+    (stem.len() == 16)
+        .then(|| u64::from_str_radix(stem, 16).ok())
+        .flatten()
 }
 
 /// Removes files no manifest names: outputs of an interrupted compaction or
@@ -110,7 +130,9 @@ fn remove_orphans(dir: &Path, keep: &HashSet<u64>) -> Result<()> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("read directory", dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let orphan = id_of(&name, ".seg").or_else(|| id_of(&name, ".idx")).is_some_and(|id| !keep.contains(&id))
+        let orphan = id_of(&name, ".seg")
+            .or_else(|| id_of(&name, ".idx"))
+            .is_some_and(|id| !keep.contains(&id))
             || name.ends_with(".tmp");
         if orphan {
             tracing::info!(file = %entry.path().display(), "removing file left by interrupted work");
@@ -131,7 +153,10 @@ fn initialise(dir: &Path, options: &Options) -> Result<Manifest> {
         let entry = entry.map_err(|e| Error::io("read directory", dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if id_of(&name, ".seg").is_some() {
-            let len = entry.metadata().map_err(|e| Error::io("stat", entry.path(), e))?.len();
+            let len = entry
+                .metadata()
+                .map_err(|e| Error::io("stat", entry.path(), e))?
+                .len();
             if len > FILE_HEADER_LEN as u64 {
                 return Err(Error::corrupt(
                     manifest::manifest_path(dir),
@@ -190,10 +215,18 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         let (file, mut len) = open_segment_file(&path, last && !read_only)?;
         let sid = seg_id(id, &path)?;
         let mut head = [0u8; FILE_HEADER_LEN];
-        let got = file.read_at(&mut head, 0).map_err(|e| Error::io("read", &path, e))?;
+        let got = file
+            .read_at(&mut head, 0)
+            .map_err(|e| Error::io("read", &path, e))?;
         match decode_file_header(&head[..got], SEGMENT_MAGIC) {
             Ok(found) if found == id => {}
-            Ok(found) => return Err(Error::corrupt(&path, 16, format!("header names segment {found}, expected {id}"))),
+            Ok(found) => {
+                return Err(Error::corrupt(
+                    &path,
+                    16,
+                    format!("header names segment {found}, expected {id}"),
+                ));
+            }
             Err(HeaderError::Version(v)) => {
                 return Err(Error::UnsupportedFormat {
                     file: path,
@@ -204,7 +237,8 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
             Err(_) if last && len <= FILE_HEADER_LEN as u64 => {
                 // The segment was being created when the process stopped.
                 if !read_only {
-                    file.set_len(0).map_err(|e| Error::io("truncate", &path, e))?;
+                    file.set_len(0)
+                        .map_err(|e| Error::io("truncate", &path, e))?;
                     file.write_all_at(&encode_file_header(SEGMENT_MAGIC, id), 0)
                         .map_err(|e| Error::io("write", &path, e))?;
                     file.sync_all().map_err(|e| Error::io("fsync", &path, e))?;
@@ -213,41 +247,74 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
                     len = 0;
                 }
             }
-            Err(e) => return Err(Error::corrupt(&path, 0, format!("bad segment header ({e:?})"))),
+            Err(e) => {
+                return Err(Error::corrupt(
+                    &path,
+                    0,
+                    format!("bad segment header ({e:?})"),
+                ));
+            }
         }
-        let capacity = if last && !read_only { len.max(options.segment_bytes) } else { len };
-        let seg = Arc::new(Segment::map(sid, path.clone(), &file, capacity.max(1), len)?);
+        let capacity = if last && !read_only {
+            len.max(options.segment_bytes)
+        } else {
+            len
+        };
+        let seg = Arc::new(Segment::map(
+            sid,
+            path.clone(),
+            &file,
+            capacity.max(1),
+            len,
+        )?);
         let start = FILE_HEADER_LEN.min(usize::try_from(len).unwrap_or(0));
         if last {
             let mut entries = Vec::new();
             let end = scan(&path, seg.bytes(), start, true, max_body, |v| {
                 replay.apply(&seg, &v, &path)?;
                 let from = v.offset as usize;
-                push_sidecar_entry(&mut entries, v.offset, &seg.bytes()[from..from + v.len as usize]);
+                push_sidecar_entry(
+                    &mut entries,
+                    v.offset,
+                    &seg.bytes()[from..from + v.len as usize],
+                );
                 Ok(())
             })?;
             if let Some(reason) = end.torn {
                 tracing::warn!(file = %path.display(), offset = end.valid_len, reason, dropped = len - end.valid_len,
                     "dropping the torn tail of the last segment (an unacknowledged write)");
                 if !read_only {
-                    file.set_len(end.valid_len).map_err(|e| Error::io("truncate", &path, e))?;
+                    file.set_len(end.valid_len)
+                        .map_err(|e| Error::io("truncate", &path, e))?;
                     file.sync_all().map_err(|e| Error::io("fsync", &path, e))?;
                 }
             }
             seg.set_committed(end.valid_len.min(len));
             if !read_only {
-                active = Some(ActiveSegment::resume(Arc::clone(&seg), file, end.valid_len, capacity, entries));
+                active = Some(ActiveSegment::resume(
+                    Arc::clone(&seg),
+                    file,
+                    end.valid_len,
+                    capacity,
+                    entries,
+                ));
             }
         } else {
             seg.sealed.store(true, std::sync::atomic::Ordering::Release);
-            let side = sidecar::load(dir, id, len, |v| replay.apply(&seg, &v, &sidecar_path(dir, id)))?;
+            let side = sidecar::load(dir, id, len, |v| {
+                replay.apply(&seg, &v, &sidecar_path(dir, id))
+            })?;
             if let Err(why) = side {
                 tracing::warn!(segment = %path.display(), reason = why.0, "sidecar unusable; scanning the segment");
                 let mut entries = Vec::new();
                 scan(&path, seg.bytes(), start, false, max_body, |v| {
                     replay.apply(&seg, &v, &path)?;
                     let from = v.offset as usize;
-                    push_sidecar_entry(&mut entries, v.offset, &seg.bytes()[from..from + v.len as usize]);
+                    push_sidecar_entry(
+                        &mut entries,
+                        v.offset,
+                        &seg.bytes()[from..from + v.len as usize],
+                    );
                     Ok(())
                 })?;
                 if !read_only {
@@ -258,7 +325,11 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         segments.insert(sid, seg);
     }
     let mut dead = Vec::new();
-    replay.index.compact_some(manifest.compacted_revision, b"", usize::MAX, |v| dead.push(v.loc));
+    replay
+        .index
+        .compact_some(manifest.compacted_revision, b"", usize::MAX, |v| {
+            dead.push(v.loc)
+        });
     Shared::note_dead(&segments, &dead);
     let index = replay.index;
     let expiring = replay

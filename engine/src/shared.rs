@@ -83,18 +83,26 @@ impl Shared {
     }
 
     /// The record a put location holds, at `mod_revision`.
-    pub(crate) fn key_value(segments: &SegmentTable, loc: Loc, mod_revision: u64) -> Option<KeyValue> {
+    pub(crate) fn key_value(
+        segments: &SegmentTable,
+        loc: Loc,
+        mod_revision: u64,
+    ) -> Option<KeyValue> {
         if loc.is_tombstone() {
             return None;
         }
-        segments.get(&loc.segment())?.key_value(loc.offset, mod_revision)
+        segments
+            .get(&loc.segment())?
+            .key_value(loc.offset, mod_revision)
     }
 
     /// Adds the size of dropped versions to their segments' reclaimable bytes.
     pub(crate) fn note_dead(segments: &SegmentTable, locs: &[Loc]) {
         for loc in locs {
             if let Some(seg) = segments.get(&loc.segment()) {
-                let len = seg.op_header(loc.offset).map_or(0, |h| h.stored_len() as u64);
+                let len = seg
+                    .op_header(loc.offset)
+                    .map_or(0, |h| h.stored_len() as u64);
                 seg.dead_bytes.fetch_add(len, Ordering::Relaxed);
             }
         }

@@ -96,7 +96,12 @@ impl Txn {
 
     /// Adds a put whose key the engine deletes once `ttl` has passed.
     #[must_use]
-    pub fn put_with_ttl(mut self, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>, ttl: Duration) -> Txn {
+    pub fn put_with_ttl(
+        mut self,
+        key: impl Into<Vec<u8>>,
+        value: impl Into<Vec<u8>>,
+        ttl: Duration,
+    ) -> Txn {
         self.ops.push(Op::Put {
             key: key.into(),
             value: value.into(),

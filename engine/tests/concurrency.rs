@@ -8,10 +8,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use cairn_engine::{Engine, Error, Guard, KeyRange, Options, RangeOptions, Revision, Txn};
 
+/// (sum of balances, every (key, value)) at a revision.
+type Balance = (u64, Vec<(Vec<u8>, Vec<u8>)>);
+
 #[test]
 fn concurrent_committers_land_every_value_where_it_belongs() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = Engine::open(dir.path(), Options { segment_bytes: 64 << 10, ..Options::default() }).expect("open");
+    let e = Engine::open(
+        dir.path(),
+        Options {
+            segment_bytes: 64 << 10,
+            ..Options::default()
+        },
+    )
+    .expect("open");
     let threads: Vec<_> = (0..16)
         .map(|t| {
             let e = e.clone();
@@ -20,25 +30,46 @@ fn concurrent_committers_land_every_value_where_it_belongs() {
                     .map(|i| {
                         let key = format!("/c/{t:02}/{i:04}");
                         let value = format!("{key}:{}", "z".repeat((i * 7 + t) % 90));
-                        let c = e.commit_blocking(Txn::new().put(key.clone(), value.clone())).expect("commit");
+                        let c = e
+                            .commit_blocking(Txn::new().put(key.clone(), value.clone()))
+                            .expect("commit");
                         (key, value, c.revision)
                     })
                     .collect::<Vec<_>>()
             })
         })
         .collect();
-    let written: Vec<_> = threads.into_iter().flat_map(|t| t.join().expect("join")).collect();
+    let written: Vec<_> = threads
+        .into_iter()
+        .flat_map(|t| t.join().expect("join"))
+        .collect();
     let mut revs: Vec<_> = written.iter().map(|w| w.2.get()).collect();
     revs.sort_unstable();
-    assert_eq!(revs, (1..=4800).collect::<Vec<_>>(), "one revision per transaction, none skipped");
+    assert_eq!(
+        revs,
+        (1..=4800).collect::<Vec<_>>(),
+        "one revision per transaction, none skipped"
+    );
     let check = |e: &Engine| {
         for (key, value, rev) in &written {
-            let kv = e.get(key.as_bytes(), None).expect("get").kv.expect("present");
-            assert_eq!((&kv.key[..], &kv.value[..], kv.mod_revision), (key.as_bytes(), value.as_bytes(), *rev));
+            let kv = e
+                .get(key.as_bytes(), None)
+                .expect("get")
+                .kv
+                .expect("present");
+            assert_eq!(
+                (&kv.key[..], &kv.value[..], kv.mod_revision),
+                (key.as_bytes(), value.as_bytes(), *rev)
+            );
         }
-        let all = e.range(&KeyRange::prefix(b"/c/"), RangeOptions::default()).expect("range");
+        let all = e
+            .range(&KeyRange::prefix(b"/c/"), RangeOptions::default())
+            .expect("range");
         assert_eq!(all.items.len(), written.len());
-        let by_key: HashMap<_, _> = written.iter().map(|w| (w.0.as_bytes(), w.1.as_bytes())).collect();
+        let by_key: HashMap<_, _> = written
+            .iter()
+            .map(|w| (w.0.as_bytes(), w.1.as_bytes()))
+            .collect();
         for kv in &all.items {
             assert_eq!(by_key[&kv.key[..]], &kv.value[..]);
         }
@@ -53,7 +84,11 @@ fn guarded_transfers_keep_the_total_and_snapshots_hold() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = Engine::open(
         dir.path(),
-        Options { segment_bytes: 32 << 10, reclaim_min_ratio: 0.0, ..Options::no_sync() },
+        Options {
+            segment_bytes: 32 << 10,
+            reclaim_min_ratio: 0.0,
+            ..Options::no_sync()
+        },
     )
     .expect("open");
     let accounts = 20u64;
@@ -64,10 +99,31 @@ fn guarded_transfers_keep_the_total_and_snapshots_hold() {
     e.commit_blocking(init).expect("init");
     let total = 100 * accounts;
     let stop = Arc::new(AtomicBool::new(false));
-    let balance = |e: &Engine, at: Option<Revision>| -> Result<(u64, Vec<(Vec<u8>, Vec<u8>)>), Error> {
-        let r = e.range(&KeyRange::prefix(b"/acct/"), RangeOptions { at, ..RangeOptions::default() })?;
-        let sum = r.items.iter().map(|kv| std::str::from_utf8(&kv.value).expect("utf8").parse::<u64>().expect("num")).sum();
-        Ok((sum, r.items.iter().map(|kv| (kv.key.to_vec(), kv.value.to_vec())).collect()))
+    let balance = |e: &Engine, at: Option<Revision>| -> Result<Balance, Error> {
+        let r = e.range(
+            &KeyRange::prefix(b"/acct/"),
+            RangeOptions {
+                at,
+                ..RangeOptions::default()
+            },
+        )?;
+        let sum = r
+            .items
+            .iter()
+            .map(|kv| {
+                std::str::from_utf8(&kv.value)
+                    .expect("utf8")
+                    .parse::<u64>()
+                    .expect("num")
+            })
+            .sum();
+        Ok((
+            sum,
+            r.items
+                .iter()
+                .map(|kv| (kv.key.to_vec(), kv.value.to_vec()))
+                .collect(),
+        ))
     };
     let readers: Vec<_> = (0..3)
         .map(|_| {
@@ -76,7 +132,9 @@ fn guarded_transfers_keep_the_total_and_snapshots_hold() {
                 let mut checks = 0;
                 while !stop.load(Ordering::Relaxed) {
                     let rev = e.current_revision();
-                    let Ok((sum, first)) = balance(&e, Some(rev)) else { continue };
+                    let Ok((sum, first)) = balance(&e, Some(rev)) else {
+                        continue;
+                    };
                     assert_eq!(sum, total, "snapshot at {rev} is consistent");
                     // Reading the same revision again gives the same answer,
                     // unless compaction has since moved past it.
@@ -99,7 +157,9 @@ fn guarded_transfers_keep_the_total_and_snapshots_hold() {
                 let mut conflicts = 0;
                 let mut i = w;
                 while done < 400 {
-                    i = i.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    i = i
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     let (from, to) = ((i >> 33) % accounts, (i >> 17) % accounts);
                     if from == to {
                         continue;
@@ -108,8 +168,14 @@ fn guarded_transfers_keep_the_total_and_snapshots_hold() {
                     let vf = e.get(kf.as_bytes(), None).expect("get").kv.expect("acct");
                     let vt = e.get(kt.as_bytes(), None).expect("get").kv.expect("acct");
                     let (bf, bt): (u64, u64) = (
-                        std::str::from_utf8(&vf.value).expect("utf8").parse().expect("num"),
-                        std::str::from_utf8(&vt.value).expect("utf8").parse().expect("num"),
+                        std::str::from_utf8(&vf.value)
+                            .expect("utf8")
+                            .parse()
+                            .expect("num"),
+                        std::str::from_utf8(&vt.value)
+                            .expect("utf8")
+                            .parse()
+                            .expect("num"),
                     );
                     if bf == 0 {
                         continue;

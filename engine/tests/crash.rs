@@ -32,7 +32,9 @@ fn write_workload(dir: &Path, n: u64) {
 
 /// The number of workload transactions whose revision is at most `rev`.
 fn txns_through(revs: &[u64], rev: u64) -> usize {
-    revs.iter().rposition(|&r| r <= rev).expect("revision 0 is always there")
+    revs.iter()
+        .rposition(|&r| r <= rev)
+        .expect("revision 0 is always there")
 }
 
 #[test]
@@ -55,19 +57,40 @@ fn every_cut_of_the_tail_reopens_to_a_prefix() {
         let scratch = tempfile::tempdir().expect("tempdir");
         copy_dir(base.path(), scratch.path());
         let seg = scratch.path().join(last.file_name().expect("name"));
-        OpenOptions::new().write(true).open(&seg).expect("open").set_len(cut as u64).expect("truncate");
-        let engine = Engine::open(scratch.path(), small_segments()).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
-        let want_rev = recs.iter().filter(|r| r.1 <= cut).map(|r| r.2).max().unwrap_or(before_last_segment);
+        OpenOptions::new()
+            .write(true)
+            .open(&seg)
+            .expect("open")
+            .set_len(cut as u64)
+            .expect("truncate");
+        let engine = Engine::open(scratch.path(), small_segments())
+            .unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        let want_rev = recs
+            .iter()
+            .filter(|r| r.1 <= cut)
+            .map(|r| r.2)
+            .max()
+            .unwrap_or(before_last_segment);
         assert_eq!(engine.current_revision().get(), want_rev, "cut at {cut}");
         let k = txns_through(&revs, want_rev);
         assert_eq!(state_at(&engine, None), states[k], "cut at {cut}");
         if cut % 97 == 0 {
             // The repaired log takes new writes and reopens cleanly.
-            let c = engine.commit_blocking(Txn::new().put("/w/after", "crash")).expect("commit after repair");
+            let c = engine
+                .commit_blocking(Txn::new().put("/w/after", "crash"))
+                .expect("commit after repair");
             assert_eq!(c.revision.get(), want_rev + 1);
             drop(engine);
             let again = Engine::open(scratch.path(), small_segments()).expect("reopen");
-            assert_eq!(again.get(b"/w/after", None).expect("get").kv.expect("present").value, "crash");
+            assert_eq!(
+                again
+                    .get(b"/w/after", None)
+                    .expect("get")
+                    .kv
+                    .expect("present")
+                    .value,
+                "crash"
+            );
         }
         checked += 1;
     }
@@ -82,8 +105,16 @@ fn flip(path: &Path, offset: usize) {
 
 fn expect_corrupt(dir: &Path, file_name: &str, offset: u64) {
     match Engine::open(dir, small_segments()) {
-        Err(Error::Corrupt { file, offset: got, reason }) => {
-            assert!(file.ends_with(file_name), "{} should name {file_name} ({reason})", file.display());
+        Err(Error::Corrupt {
+            file,
+            offset: got,
+            reason,
+        }) => {
+            assert!(
+                file.ends_with(file_name),
+                "{} should name {file_name} ({reason})",
+                file.display()
+            );
             assert_eq!(got, offset, "{reason}");
         }
         Err(e) => panic!("expected corruption, got {e}"),
@@ -97,7 +128,11 @@ fn damage_is_reported_with_file_and_offset() {
     write_workload(base.path(), 80);
     let segs = segments(base.path());
     let last = segs.last().expect("segment").clone();
-    let last_name = last.file_name().expect("name").to_string_lossy().into_owned();
+    let last_name = last
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let recs = records(&last);
     assert!(recs.len() >= 3);
 
@@ -110,7 +145,11 @@ fn damage_is_reported_with_file_and_offset() {
 
     // A sealed segment whose sidecar is gone must be scanned, and fails.
     let sealed = &segs[0];
-    let sealed_name = sealed.file_name().expect("name").to_string_lossy().into_owned();
+    let sealed_name = sealed
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let srecs = records(sealed);
     let d = tempfile::tempdir().expect("tempdir");
     copy_dir(base.path(), d.path());
@@ -123,7 +162,12 @@ fn damage_is_reported_with_file_and_offset() {
     copy_dir(base.path(), d.path());
     fs::remove_file(d.path().join(sealed_name.replace(".seg", ".idx"))).expect("rm idx");
     let len = fs::metadata(sealed).expect("stat").len();
-    OpenOptions::new().write(true).open(d.path().join(&sealed_name)).expect("open").set_len(len - 3).expect("cut");
+    OpenOptions::new()
+        .write(true)
+        .open(d.path().join(&sealed_name))
+        .expect("open")
+        .set_len(len - 3)
+        .expect("cut");
     expect_corrupt(d.path(), &sealed_name, srecs.last().expect("rec").0 as u64);
 
     // A damaged segment header.
@@ -137,7 +181,9 @@ fn damage_is_reported_with_file_and_offset() {
     copy_dir(base.path(), d.path());
     let mlen = fs::metadata(d.path().join("MANIFEST")).expect("stat").len() as usize;
     flip(&d.path().join("MANIFEST"), mlen - 6);
-    assert!(matches!(Engine::open(d.path(), small_segments()), Err(Error::Corrupt { file, .. }) if file.ends_with("MANIFEST")));
+    assert!(
+        matches!(Engine::open(d.path(), small_segments()), Err(Error::Corrupt { file, .. }) if file.ends_with("MANIFEST"))
+    );
 
     // A damaged sidecar is only a cache: the segment is scanned instead and
     // the sidecar rewritten.
@@ -162,7 +208,11 @@ fn a_bad_last_record_is_a_torn_tail() {
     flip(&last, start + 12);
     let engine = Engine::open(base.path(), small_segments()).expect("torn tail is repaired");
     assert_eq!(engine.current_revision().get(), rev - 1);
-    assert_eq!(fs::metadata(&last).expect("stat").len() as usize, start, "truncated at the bad record");
+    assert_eq!(
+        fs::metadata(&last).expect("stat").len() as usize,
+        start,
+        "truncated at the bad record"
+    );
 }
 
 /// Child side of the SIGKILL test: commits from several threads forever,
@@ -170,15 +220,28 @@ fn a_bad_last_record_is_a_torn_tail() {
 #[test]
 #[ignore = "run as a child process by kill_dash_nine_loses_no_acknowledged_write"]
 fn sigkill_child() {
-    let Ok(dir) = std::env::var("CAIRN_CRASH_DIR") else { return };
-    let engine = Engine::open(&dir, Options { segment_bytes: 64 << 10, ..Options::default() }).expect("open");
+    let Ok(dir) = std::env::var("CAIRN_CRASH_DIR") else {
+        return;
+    };
+    let engine = Engine::open(
+        &dir,
+        Options {
+            segment_bytes: 64 << 10,
+            ..Options::default()
+        },
+    )
+    .expect("open");
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let engine = engine.clone();
             std::thread::spawn(move || {
                 for i in 0u64.. {
                     let key = format!("/t{t}/{i:08}");
-                    let c = engine.commit_blocking(Txn::new().put(key.clone(), format!("{key}={}", "v".repeat(100)))).expect("commit");
+                    let c = engine
+                        .commit_blocking(
+                            Txn::new().put(key.clone(), format!("{key}={}", "v".repeat(100))),
+                        )
+                        .expect("commit");
                     let mut out = std::io::stdout().lock();
                     writeln!(out, "ACK {key} {}", c.revision).expect("print");
                     out.flush().expect("flush");
@@ -195,7 +258,13 @@ fn sigkill_child() {
 fn kill_dash_nine_loses_no_acknowledged_write() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut child = Command::new(std::env::current_exe().expect("exe"))
-        .args(["--exact", "sigkill_child", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "sigkill_child",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CAIRN_CRASH_DIR", dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -216,10 +285,18 @@ fn kill_dash_nine_loses_no_acknowledged_write() {
     }
     child.kill().expect("SIGKILL");
     child.wait().expect("reap");
-    assert!(acks.len() > 100, "child acknowledged too little: {}", acks.len());
+    assert!(
+        acks.len() > 100,
+        "child acknowledged too little: {}",
+        acks.len()
+    );
     let engine = Engine::open(dir.path(), Options::default()).expect("reopen after kill");
     for (key, rev) in &acks {
-        let kv = engine.get(key.as_bytes(), None).expect("get").kv.unwrap_or_else(|| panic!("acknowledged {key} lost"));
+        let kv = engine
+            .get(key.as_bytes(), None)
+            .expect("get")
+            .kv
+            .unwrap_or_else(|| panic!("acknowledged {key} lost"));
         assert_eq!(kv.mod_revision.get(), *rev);
         assert!(kv.value.starts_with(key.as_bytes()));
     }
@@ -232,7 +309,9 @@ fn kill_dash_nine_loses_no_acknowledged_write() {
 #[test]
 #[ignore = "run as a child process by crash_at_every_failpoint_loses_nothing"]
 fn failpoint_child() {
-    let Ok(dir) = std::env::var("CAIRN_CRASH_DIR") else { return };
+    let Ok(dir) = std::env::var("CAIRN_CRASH_DIR") else {
+        return;
+    };
     let engine = Engine::open(&dir, small_segments()).expect("open");
     for i in 0..300 {
         let c = engine.commit_blocking(workload_txn(i)).expect("commit");
@@ -257,35 +336,62 @@ fn crash_at_every_failpoint_loses_nothing() {
     ] {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = Command::new(std::env::current_exe().expect("exe"))
-            .args(["--exact", "failpoint_child", "--ignored", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "failpoint_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("CAIRN_CRASH_DIR", dir.path())
             .env("CAIRN_FAILPOINT", point)
             .output()
             .expect("run child");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(!out.status.success(), "{point}: the child should have aborted");
+        assert!(
+            !out.status.success(),
+            "{point}: the child should have aborted"
+        );
         assert!(!stdout.contains("RECLAIMED"), "{point} never fired");
         let acked = stdout.lines().filter(|l| l.starts_with("ACK ")).count();
-        let compacted = stdout.contains("COMPACTED") || point.starts_with("reclaim") || point.starts_with("compact");
+        let compacted = stdout.contains("COMPACTED")
+            || point.starts_with("reclaim")
+            || point.starts_with("compact");
 
-        let engine = Engine::open(dir.path(), small_segments()).unwrap_or_else(|e| panic!("{point}: reopen: {e}"));
+        let engine = Engine::open(dir.path(), small_segments())
+            .unwrap_or_else(|e| panic!("{point}: reopen: {e}"));
         let cur = engine.current_revision().get();
         let k = txns_through(&revs, cur);
-        assert!(k == acked || k == acked + 1, "{point}: {acked} acknowledged, {k} recovered");
+        assert!(
+            k == acked || k == acked + 1,
+            "{point}: {acked} acknowledged, {k} recovered"
+        );
         assert_eq!(state_at(&engine, None), states[k], "{point}");
         let floor = if compacted { 200 } else { 0 };
         assert_eq!(engine.compacted_revision().get(), floor, "{point}");
         for rev in floor.max(1)..=cur {
             let want = &states[txns_through(&revs, rev)];
-            assert_eq!(&state_at(&engine, Some(Revision(rev))), want, "{point}: read at {rev}");
+            assert_eq!(
+                &state_at(&engine, Some(Revision(rev))),
+                want,
+                "{point}: read at {rev}"
+            );
         }
         let events = {
-            let mut w = engine.watch(KeyRange::prefix(b"/w/"), Revision(floor)).expect("watch");
-            std::iter::from_fn(|| w.try_next()).map(|e| e.expect("event").revision.get()).collect::<Vec<_>>()
+            let mut w = engine
+                .watch(KeyRange::prefix(b"/w/"), Revision(floor))
+                .expect("watch");
+            std::iter::from_fn(|| w.try_next())
+                .map(|e| e.expect("event").revision.get())
+                .collect::<Vec<_>>()
         };
         let mut distinct = events.clone();
         distinct.dedup();
-        assert_eq!(distinct, (floor + 1..=cur).collect::<Vec<_>>(), "{point}: watch history");
+        assert_eq!(
+            distinct,
+            (floor + 1..=cur).collect::<Vec<_>>(),
+            "{point}: watch history"
+        );
         // Compaction can be finished after the crash, and the result reopens.
         engine.reclaim(true).expect("reclaim after crash");
         drop(engine);

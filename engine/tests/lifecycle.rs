@@ -6,7 +6,9 @@ mod common;
 
 use std::time::{Duration, Instant, SystemTime};
 
-use cairn_engine::{Engine, Error, EventKind, Guard, KeyRange, Options, RangeOptions, Revision, Txn, lock_holder};
+use cairn_engine::{
+    Engine, Error, EventKind, Guard, KeyRange, Options, RangeOptions, Revision, Txn, lock_holder,
+};
 
 #[test]
 fn a_second_writer_is_refused_with_the_lock_holder() {
@@ -15,7 +17,10 @@ fn a_second_writer_is_refused_with_the_lock_holder() {
     match Engine::open(dir.path(), Options::no_sync()) {
         Err(Error::Locked { lock_file, holder }) => {
             assert!(lock_file.ends_with("LOCK"));
-            assert!(holder.contains(&format!("pid {}", std::process::id())), "{holder}");
+            assert!(
+                holder.contains(&format!("pid {}", std::process::id())),
+                "{holder}"
+            );
             let msg = Error::Locked { lock_file, holder }.to_string();
             assert!(msg.contains("LOCK") && msg.contains("locked"), "{msg}");
         }
@@ -30,51 +35,98 @@ fn a_second_writer_is_refused_with_the_lock_holder() {
 #[test]
 fn read_only_opens_beside_a_writer_and_refuses_writes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let w = Engine::open(dir.path(), Options { segment_bytes: 4096, ..Options::no_sync() }).expect("open");
+    let w = Engine::open(
+        dir.path(),
+        Options {
+            segment_bytes: 4096,
+            ..Options::no_sync()
+        },
+    )
+    .expect("open");
     for i in 0..100 {
-        w.commit_blocking(Txn::new().put(format!("/r/{i:03}"), "v".repeat(50))).expect("commit");
+        w.commit_blocking(Txn::new().put(format!("/r/{i:03}"), "v".repeat(50)))
+            .expect("commit");
     }
     let r = Engine::open_read_only(dir.path(), Options::no_sync()).expect("read-only open");
     assert_eq!(r.current_revision(), w.current_revision());
-    assert_eq!(r.range(&KeyRange::prefix(b"/r/"), RangeOptions::default()).expect("range").items.len(), 100);
-    assert!(matches!(r.commit_blocking(Txn::new().put("/x", "y")), Err(Error::ReadOnly)));
+    assert_eq!(
+        r.range(&KeyRange::prefix(b"/r/"), RangeOptions::default())
+            .expect("range")
+            .items
+            .len(),
+        100
+    );
+    assert!(matches!(
+        r.commit_blocking(Txn::new().put("/x", "y")),
+        Err(Error::ReadOnly)
+    ));
     assert!(matches!(r.compact(Revision(5)), Err(Error::ReadOnly)));
     let missing = tempfile::tempdir().expect("tempdir");
-    assert!(matches!(Engine::open_read_only(missing.path(), Options::no_sync()), Err(Error::InvalidArgument(_))));
+    assert!(matches!(
+        Engine::open_read_only(missing.path(), Options::no_sync()),
+        Err(Error::InvalidArgument(_))
+    ));
     assert!(Engine::open_read_only(missing.path().join("nope"), Options::no_sync()).is_err());
 }
 
 #[test]
 fn expired_keys_are_deleted_by_the_engine_as_events() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let opts = Options { expiry_poll: Duration::from_millis(20), ..Options::no_sync() };
+    let opts = Options {
+        expiry_poll: Duration::from_millis(20),
+        ..Options::no_sync()
+    };
     let e = Engine::open(dir.path(), opts.clone()).expect("open");
-    let mut w = e.watch(KeyRange::prefix(b"/ev/"), Revision::ZERO).expect("watch");
-    e.commit_blocking(Txn::new().put_with_ttl("/ev/short", "bye", Duration::from_millis(100))).expect("put");
-    e.commit_blocking(Txn::new().put_with_ttl("/ev/renewed", "1", Duration::from_millis(100))).expect("put");
-    e.commit_blocking(Txn::new().put("/ev/renewed", "2")).expect("overwrite without ttl");
-    e.commit_blocking(Txn::new().put_with_ttl("/ev/later", "x", Duration::from_secs(3600))).expect("put");
+    let mut w = e
+        .watch(KeyRange::prefix(b"/ev/"), Revision::ZERO)
+        .expect("watch");
+    e.commit_blocking(Txn::new().put_with_ttl("/ev/short", "bye", Duration::from_millis(100)))
+        .expect("put");
+    e.commit_blocking(Txn::new().put_with_ttl("/ev/renewed", "1", Duration::from_millis(100)))
+        .expect("put");
+    e.commit_blocking(Txn::new().put("/ev/renewed", "2"))
+        .expect("overwrite without ttl");
+    e.commit_blocking(Txn::new().put_with_ttl("/ev/later", "x", Duration::from_secs(3600)))
+        .expect("put");
     for _ in 0..4 {
         w.blocking_next().expect("open").expect("put event");
     }
     let del = w.blocking_next().expect("open").expect("delete event");
-    assert_eq!((del.kind, &del.key[..]), (EventKind::Delete, &b"/ev/short"[..]));
-    assert_eq!(del.revision, Revision(5), "expiry is an ordinary delete at a new revision");
+    assert_eq!(
+        (del.kind, &del.key[..]),
+        (EventKind::Delete, &b"/ev/short"[..])
+    );
+    assert_eq!(
+        del.revision,
+        Revision(5),
+        "expiry is an ordinary delete at a new revision"
+    );
     assert_eq!(del.prev.expect("prev").value, "bye");
     assert!(e.get(b"/ev/short", None).expect("get").kv.is_none());
     std::thread::sleep(Duration::from_millis(150));
-    assert_eq!(e.get(b"/ev/renewed", None).expect("get").kv.expect("kept").value, "2");
+    assert_eq!(
+        e.get(b"/ev/renewed", None)
+            .expect("get")
+            .kv
+            .expect("kept")
+            .value,
+        "2"
+    );
     let later = e.get(b"/ev/later", None).expect("get").kv.expect("kept");
     assert!(later.expires_at.expect("expiry") > SystemTime::now() + Duration::from_secs(3000));
     // A key that expires while the engine is closed goes after reopening.
-    e.commit_blocking(Txn::new().put_with_ttl("/ev/offline", "x", Duration::from_millis(50))).expect("put");
+    e.commit_blocking(Txn::new().put_with_ttl("/ev/offline", "x", Duration::from_millis(50)))
+        .expect("put");
     drop(w);
     e.close();
     std::thread::sleep(Duration::from_millis(100));
     let e = Engine::open(dir.path(), opts).expect("reopen");
     let deadline = Instant::now() + Duration::from_secs(5);
     while e.get(b"/ev/offline", None).expect("get").kv.is_some() {
-        assert!(Instant::now() < deadline, "expired key not deleted after reopen");
+        assert!(
+            Instant::now() < deadline,
+            "expired key not deleted after reopen"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     assert!(e.get(b"/ev/later", None).expect("get").kv.is_some());
@@ -96,7 +148,11 @@ fn revision_at_finds_the_newest_revision_by_then() {
     assert_eq!(e.revision_at(SystemTime::now()), Some(Revision(2)));
     drop(e);
     let e = Engine::open(dir.path(), Options::no_sync()).expect("reopen");
-    assert_eq!(e.revision_at(middle), Some(Revision(1)), "commit times survive a reopen");
+    assert_eq!(
+        e.revision_at(middle),
+        Some(Revision(1)),
+        "commit times survive a reopen"
+    );
 }
 
 #[test]
@@ -104,50 +160,103 @@ fn reads_outside_the_retained_window_fail_typed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = Engine::open(dir.path(), Options::no_sync()).expect("open");
     for i in 0..10 {
-        e.commit_blocking(Txn::new().put("/k", format!("{i}"))).expect("commit");
+        e.commit_blocking(Txn::new().put("/k", format!("{i}")))
+            .expect("commit");
     }
     e.compact(Revision(5)).expect("compact");
     assert!(matches!(
         e.get(b"/k", Some(Revision(4))),
-        Err(Error::Compacted { requested: Revision(4), compacted: Revision(5) })
+        Err(Error::Compacted {
+            requested: Revision(4),
+            compacted: Revision(5)
+        })
     ));
     assert!(matches!(
         e.get(b"/k", Some(Revision(11))),
-        Err(Error::FutureRevision { requested: Revision(11), current: Revision(10) })
+        Err(Error::FutureRevision {
+            requested: Revision(11),
+            current: Revision(10)
+        })
     ));
-    assert_eq!(e.get(b"/k", Some(Revision(5))).expect("at compacted").kv.expect("kv").value, "4");
-    assert!(matches!(e.compact(Revision(11)), Err(Error::FutureRevision { .. })));
-    e.compact(Revision(3)).expect("compacting below the point is a no-op");
+    assert_eq!(
+        e.get(b"/k", Some(Revision(5)))
+            .expect("at compacted")
+            .kv
+            .expect("kv")
+            .value,
+        "4"
+    );
+    assert!(matches!(
+        e.compact(Revision(11)),
+        Err(Error::FutureRevision { .. })
+    ));
+    e.compact(Revision(3))
+        .expect("compacting below the point is a no-op");
     assert_eq!(e.compacted_revision(), Revision(5));
-    let r = e.range(&KeyRange::prefix(b"/"), RangeOptions { at: Some(Revision(2)), ..RangeOptions::default() });
+    let r = e.range(
+        &KeyRange::prefix(b"/"),
+        RangeOptions {
+            at: Some(Revision(2)),
+            ..RangeOptions::default()
+        },
+    );
     assert!(matches!(r, Err(Error::Compacted { .. })));
 }
 
 #[test]
 fn bad_transactions_are_refused_and_write_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = Engine::open(dir.path(), Options { max_txn_bytes: 4096, ..Options::no_sync() }).expect("open");
-    e.commit_blocking(Txn::new().put("/a", "1")).expect("commit");
+    let e = Engine::open(
+        dir.path(),
+        Options {
+            max_txn_bytes: 4096,
+            ..Options::no_sync()
+        },
+    )
+    .expect("open");
+    e.commit_blocking(Txn::new().put("/a", "1"))
+        .expect("commit");
     let bad = [
         Txn::new().put("", "empty key"),
         Txn::new().put("/big", vec![0u8; 5000]),
         Txn::new().put("/dup", "1").delete("/dup"),
     ];
     for t in bad {
-        assert!(matches!(e.commit_blocking(t), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            e.commit_blocking(t),
+            Err(Error::InvalidArgument(_))
+        ));
     }
-    match e.commit_blocking(Txn::new().guard(Guard::Absent(b"/a".to_vec())).put("/b", "2")) {
-        Err(Error::GuardFailed { index: 0, current }) => assert_eq!(current.expect("current").value, "1"),
+    match e.commit_blocking(
+        Txn::new()
+            .guard(Guard::Absent(b"/a".to_vec()))
+            .put("/b", "2"),
+    ) {
+        Err(Error::GuardFailed { index: 0, current }) => {
+            assert_eq!(current.expect("current").value, "1")
+        }
         other => panic!("{other:?}"),
     }
     assert!(matches!(
-        e.commit_blocking(Txn::new().guard(Guard::Present(b"/zz".to_vec())).put("/b", "2")),
-        Err(Error::GuardFailed { index: 0, current: None })
+        e.commit_blocking(
+            Txn::new()
+                .guard(Guard::Present(b"/zz".to_vec()))
+                .put("/b", "2")
+        ),
+        Err(Error::GuardFailed {
+            index: 0,
+            current: None
+        })
     ));
     assert_eq!(e.current_revision(), Revision(1));
     assert!(e.get(b"/b", None).expect("get").kv.is_none());
-    let none = e.commit_blocking(Txn::new().delete("/nothing").with_prev()).expect("no-op");
-    assert_eq!((none.revision, none.changed, none.prev), (Revision(1), false, vec![None]));
+    let none = e
+        .commit_blocking(Txn::new().delete("/nothing").with_prev())
+        .expect("no-op");
+    assert_eq!(
+        (none.revision, none.changed, none.prev),
+        (Revision(1), false, vec![None])
+    );
 }
 
 #[test]
@@ -159,49 +268,99 @@ fn versions_follow_etcd_semantics() {
     e.commit_blocking(Txn::new().delete("/v")).expect("3");
     e.commit_blocking(Txn::new().put("/v", "c")).expect("4");
     let kv = e.get(b"/v", None).expect("get").kv.expect("kv");
-    assert_eq!((kv.create_revision, kv.mod_revision, kv.version), (Revision(4), Revision(4), 1));
-    let old = e.get(b"/v", Some(Revision(2))).expect("get").kv.expect("kv");
-    assert_eq!((old.create_revision, old.mod_revision, old.version), (Revision(1), Revision(2), 2));
+    assert_eq!(
+        (kv.create_revision, kv.mod_revision, kv.version),
+        (Revision(4), Revision(4), 1)
+    );
+    let old = e
+        .get(b"/v", Some(Revision(2)))
+        .expect("get")
+        .kv
+        .expect("kv");
+    assert_eq!(
+        (old.create_revision, old.mod_revision, old.version),
+        (Revision(1), Revision(2), 2)
+    );
     assert!(e.get(b"/v", Some(Revision(3))).expect("get").kv.is_none());
 }
 
 #[test]
 fn reclaim_gives_space_back_and_stats_follow() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let opts = Options { segment_bytes: 64 << 10, background_reclaim: false, ..Options::no_sync() };
+    let opts = Options {
+        segment_bytes: 64 << 10,
+        background_reclaim: false,
+        ..Options::no_sync()
+    };
     let e = Engine::open(dir.path(), opts.clone()).expect("open");
     for i in 0..4000u64 {
-        e.commit_blocking(Txn::new().put(format!("/s/{:02}", i % 50), "v".repeat(200))).expect("commit");
+        e.commit_blocking(Txn::new().put(format!("/s/{:02}", i % 50), "v".repeat(200)))
+            .expect("commit");
     }
     let before = e.stats();
-    assert_eq!((before.live_keys, before.versions, before.records), (50, 4000, 4000));
+    assert_eq!(
+        (before.live_keys, before.versions, before.records),
+        (50, 4000, 4000)
+    );
     assert!(before.segments > 10);
     e.compact(Revision(3990)).expect("compact");
     let mid = e.stats();
-    assert_eq!(mid.versions, 50 + 10 - 10 + 10, "newest ≤ 3990 per key plus the 10 newer versions");
-    assert!(mid.bytes_reclaimable > before.bytes_on_disk * 8 / 10, "{mid:?}");
+    assert_eq!(
+        mid.versions,
+        50 + 10 - 10 + 10,
+        "newest ≤ 3990 per key plus the 10 newer versions"
+    );
+    assert!(
+        mid.bytes_reclaimable > before.bytes_on_disk * 8 / 10,
+        "{mid:?}"
+    );
     let r = e.reclaim(false).expect("reclaim");
-    assert!(r.segments_in > 10 && r.reclaimed() > before.bytes_on_disk * 8 / 10, "{r:?}");
+    assert!(
+        r.segments_in > 10 && r.reclaimed() > before.bytes_on_disk * 8 / 10,
+        "{r:?}"
+    );
     let after = e.stats();
     assert!(after.bytes_on_disk < before.bytes_on_disk / 5, "{after:?}");
-    assert!(after.bytes_reclaimable < mid.bytes_reclaimable / 20, "only segments straddling C or active keep dead bytes");
-    assert_eq!(common::state_at(&e, None).len(), 0, "other prefix untouched");
-    let all = e.range(&KeyRange::prefix(b"/s/"), RangeOptions::default()).expect("range");
+    assert!(
+        after.bytes_reclaimable < mid.bytes_reclaimable / 20,
+        "only segments straddling C or active keep dead bytes"
+    );
+    assert_eq!(
+        common::state_at(&e, None).len(),
+        0,
+        "other prefix untouched"
+    );
+    let all = e
+        .range(&KeyRange::prefix(b"/s/"), RangeOptions::default())
+        .expect("range");
     assert_eq!(all.items.len(), 50);
     let files = std::fs::read_dir(dir.path()).expect("ls").count();
     drop(e);
     let e = Engine::open(dir.path(), opts).expect("reopen");
     assert_eq!(e.stats().live_keys, 50);
-    assert_eq!(e.range(&KeyRange::prefix(b"/s/"), RangeOptions::default()).expect("range").items, all.items);
+    assert_eq!(
+        e.range(&KeyRange::prefix(b"/s/"), RangeOptions::default())
+            .expect("range")
+            .items,
+        all.items
+    );
     assert!(files < 20, "old segment files were deleted: {files}");
 }
 
 #[test]
 fn background_reclaim_runs_after_compact() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = Engine::open(dir.path(), Options { segment_bytes: 16 << 10, ..Options::no_sync() }).expect("open");
+    let e = Engine::open(
+        dir.path(),
+        Options {
+            segment_bytes: 16 << 10,
+            ..Options::no_sync()
+        },
+    )
+    .expect("open");
     for i in 0..2000u64 {
-        e.commit_blocking(Txn::new().put(format!("/b/{}", i % 10), "v".repeat(100))).expect("commit");
+        e.commit_blocking(Txn::new().put(format!("/b/{}", i % 10), "v".repeat(100)))
+            .expect("commit");
     }
     let before = e.stats().bytes_on_disk;
     e.compact(e.current_revision()).expect("compact");

@@ -6,7 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use cairn_engine::{Engine, Error, EventKind, Guard, KeyRange, Options, RangeOptions, Revision, Txn};
+use cairn_engine::{
+    Engine, Error, EventKind, Guard, KeyRange, Options, RangeOptions, Revision, Txn,
+};
 use proptest::prelude::*;
 
 const KEYS: usize = 10;
@@ -50,17 +52,35 @@ enum GuardSpec {
 
 #[derive(Clone, Debug)]
 enum Step {
-    Txn { ops: Vec<(usize, Option<Vec<u8>>)>, guard: GuardSpec },
-    Get { key: usize, back: u64 },
-    Range { start: usize, end: usize, back: u64, limit: usize },
-    Compact { back: u64 },
+    Txn {
+        ops: Vec<(usize, Option<Vec<u8>>)>,
+        guard: GuardSpec,
+    },
+    Get {
+        key: usize,
+        back: u64,
+    },
+    Range {
+        start: usize,
+        end: usize,
+        back: u64,
+        limit: usize,
+    },
+    Compact {
+        back: u64,
+    },
     Reclaim,
     Reopen,
-    WatchReplay { from_back: u64 },
+    WatchReplay {
+        from_back: u64,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {
-    let op = (0..KEYS, prop::option::weighted(0.75, prop::collection::vec(any::<u8>(), 0..40)));
+    let op = (
+        0..KEYS,
+        prop::option::weighted(0.75, prop::collection::vec(any::<u8>(), 0..40)),
+    );
     let guard = prop_oneof![
         3 => Just(GuardSpec::None),
         1 => (0..KEYS).prop_map(GuardSpec::Absent),
@@ -93,17 +113,38 @@ fn open(dir: &Path) -> Engine {
 
 fn check_read_error(model: &Model, rev: u64, err: &Error) {
     match err {
-        Error::Compacted { requested, compacted } => {
-            assert!(rev < model.compacted, "read at {rev} refused but compacted is {}", model.compacted);
+        Error::Compacted {
+            requested,
+            compacted,
+        } => {
+            assert!(
+                rev < model.compacted,
+                "read at {rev} refused but compacted is {}",
+                model.compacted
+            );
             assert_eq!((requested.get(), compacted.get()), (rev, model.compacted));
         }
         other => panic!("unexpected error at revision {rev}: {other}"),
     }
 }
 
-fn apply_txn(engine: &Engine, model: &mut Model, ops: &[(usize, Option<Vec<u8>>)], guard: &GuardSpec) {
+fn apply_txn(
+    engine: &Engine,
+    model: &mut Model,
+    ops: &[(usize, Option<Vec<u8>>)],
+    guard: &GuardSpec,
+) {
     let mut seen = Vec::new();
-    let ops: Vec<_> = ops.iter().filter(|(k, _)| !seen.contains(k) && { seen.push(*k); true }).cloned().collect();
+    let ops: Vec<_> = ops
+        .iter()
+        .filter(|(k, _)| {
+            !seen.contains(k) && {
+                seen.push(*k);
+                true
+            }
+        })
+        .cloned()
+        .collect();
     let latest = model.latest().clone();
     let mut txn = Txn::new().with_prev();
     let guard_holds = match guard {
@@ -134,20 +175,34 @@ fn apply_txn(engine: &Engine, model: &mut Model, ops: &[(usize, Option<Vec<u8>>)
         match result {
             Err(Error::GuardFailed { index: 0, current }) => {
                 let gk = match guard {
-                    GuardSpec::Absent(k) | GuardSpec::ModRevCurrent(k) | GuardSpec::ModRevWrong(k) => key(*k),
+                    GuardSpec::Absent(k)
+                    | GuardSpec::ModRevCurrent(k)
+                    | GuardSpec::ModRevWrong(k) => key(*k),
                     GuardSpec::None => unreachable!(),
                 };
-                assert_eq!(current.map(|c| c.value.to_vec()), latest.get(&gk).map(|r| r.value.clone()));
+                assert_eq!(
+                    current.map(|c| c.value.to_vec()),
+                    latest.get(&gk).map(|r| r.value.clone())
+                );
             }
             other => panic!("guard should fail, got {other:?}"),
         }
         return;
     }
     let committed = result.expect("commit");
-    let changes = ops.iter().any(|(k, v)| v.is_some() || latest.contains_key(&key(*k)));
+    let changes = ops
+        .iter()
+        .any(|(k, v)| v.is_some() || latest.contains_key(&key(*k)));
     assert_eq!(committed.changed, changes);
-    let prevs: Vec<_> = committed.prev.iter().map(|p| p.as_ref().map(|kv| kv.value.to_vec())).collect();
-    let want_prevs: Vec<_> = ops.iter().map(|(k, _)| latest.get(&key(*k)).map(|r| r.value.clone())).collect();
+    let prevs: Vec<_> = committed
+        .prev
+        .iter()
+        .map(|p| p.as_ref().map(|kv| kv.value.to_vec()))
+        .collect();
+    let want_prevs: Vec<_> = ops
+        .iter()
+        .map(|(k, _)| latest.get(&key(*k)).map(|r| r.value.clone()))
+        .collect();
     assert_eq!(prevs, want_prevs);
     if !changes {
         assert_eq!(committed.revision.get(), model.current());
@@ -159,8 +214,18 @@ fn apply_txn(engine: &Engine, model: &mut Model, ops: &[(usize, Option<Vec<u8>>)
     for (k, v) in ops {
         match v {
             Some(value) => {
-                let (create, version) = next.get(&key(k)).map_or((rev, 1), |r| (r.create, r.version + 1));
-                next.insert(key(k), Rec { value, create, modr: rev, version });
+                let (create, version) = next
+                    .get(&key(k))
+                    .map_or((rev, 1), |r| (r.create, r.version + 1));
+                next.insert(
+                    key(k),
+                    Rec {
+                        value,
+                        create,
+                        modr: rev,
+                        version,
+                    },
+                );
             }
             None => {
                 next.remove(&key(k));
@@ -173,7 +238,10 @@ fn apply_txn(engine: &Engine, model: &mut Model, ops: &[(usize, Option<Vec<u8>>)
 fn run(steps: Vec<Step>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut engine = open(dir.path());
-    let mut model = Model { states: vec![State::new()], compacted: 0 };
+    let mut model = Model {
+        states: vec![State::new()],
+        compacted: 0,
+    };
     for step in steps {
         let current = model.current();
         match step {
@@ -195,19 +263,39 @@ fn run(steps: Vec<Step>) {
                     Err(e) => check_read_error(&model, rev, &e),
                 }
             }
-            Step::Range { start, end, back, limit } => {
+            Step::Range {
+                start,
+                end,
+                back,
+                limit,
+            } => {
                 let rev = current.saturating_sub(back);
                 let end_key = if end >= KEYS { Vec::new() } else { key(end) };
                 let range = KeyRange::between(&key(start), &end_key);
-                match engine.range(&range, RangeOptions { at: Some(Revision(rev)), limit, count_total: true }) {
+                match engine.range(
+                    &range,
+                    RangeOptions {
+                        at: Some(Revision(rev)),
+                        limit,
+                        count_total: true,
+                    },
+                ) {
                     Ok(got) => {
                         let want: Vec<_> = model.states[rev as usize]
                             .iter()
                             .filter(|(k, _)| range.contains(k))
                             .map(|(k, r)| (k.clone(), r.value.clone(), r.modr))
                             .collect();
-                        let take = if limit == 0 { want.len() } else { limit.min(want.len()) };
-                        let items: Vec<_> = got.items.iter().map(|kv| (kv.key.to_vec(), kv.value.to_vec(), kv.mod_revision.get())).collect();
+                        let take = if limit == 0 {
+                            want.len()
+                        } else {
+                            limit.min(want.len())
+                        };
+                        let items: Vec<_> = got
+                            .items
+                            .iter()
+                            .map(|kv| (kv.key.to_vec(), kv.value.to_vec(), kv.mod_revision.get()))
+                            .collect();
                         assert_eq!(items, want[..take].to_vec(), "range at {rev} limit {limit}");
                         assert_eq!(got.more, take < want.len());
                         assert_eq!(got.count, want.len() as u64);
@@ -227,7 +315,10 @@ fn run(steps: Vec<Step>) {
             Step::Reopen => {
                 drop(engine);
                 engine = open(dir.path());
-                assert_eq!(engine.current_revision().get(), current.max(model.compacted));
+                assert_eq!(
+                    engine.current_revision().get(),
+                    current.max(model.compacted)
+                );
                 assert_eq!(engine.compacted_revision().get(), model.compacted);
             }
             Step::WatchReplay { from_back } => {
@@ -247,16 +338,30 @@ fn run(steps: Vec<Step>) {
                         }
                         let mut want = Vec::new();
                         for rev in after + 1..=current {
-                            let (before, now) = (&model.states[rev as usize - 1], &model.states[rev as usize]);
-                            let mut keys: Vec<_> = before.keys().chain(now.keys()).cloned().collect();
+                            let (before, now) =
+                                (&model.states[rev as usize - 1], &model.states[rev as usize]);
+                            let mut keys: Vec<_> =
+                                before.keys().chain(now.keys()).cloned().collect();
                             keys.sort();
                             keys.dedup();
                             for k in keys {
                                 let (b, n) = (before.get(&k), now.get(&k));
                                 if n.is_some_and(|n| n.modr == rev) {
-                                    want.push((rev, k, EventKind::Put, n.map(|r| r.value.clone()), b.map(|r| r.value.clone())));
+                                    want.push((
+                                        rev,
+                                        k,
+                                        EventKind::Put,
+                                        n.map(|r| r.value.clone()),
+                                        b.map(|r| r.value.clone()),
+                                    ));
                                 } else if b.is_some() && n.is_none() {
-                                    want.push((rev, k, EventKind::Delete, None, b.map(|r| r.value.clone())));
+                                    want.push((
+                                        rev,
+                                        k,
+                                        EventKind::Delete,
+                                        None,
+                                        b.map(|r| r.value.clone()),
+                                    ));
                                 }
                             }
                         }

@@ -15,7 +15,13 @@ fn engine(dir: &std::path::Path, opts: Options) -> Engine {
 #[test]
 fn history_then_live_has_no_gap_and_no_duplicate() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = engine(dir.path(), Options { segment_bytes: 16 << 10, ..Options::no_sync() });
+    let e = engine(
+        dir.path(),
+        Options {
+            segment_bytes: 16 << 10,
+            ..Options::no_sync()
+        },
+    );
     let total = 6000u64;
     let writer = {
         let e = e.clone();
@@ -36,7 +42,9 @@ fn history_then_live_has_no_gap_and_no_duplicate() {
     for w in 0..4u64 {
         std::thread::sleep(Duration::from_millis(20));
         let start = e.current_revision().get().saturating_sub(500 * w);
-        let mut watch = e.watch(KeyRange::prefix(b"/x/"), Revision(start)).expect("watch");
+        let mut watch = e
+            .watch(KeyRange::prefix(b"/x/"), Revision(start))
+            .expect("watch");
         watchers.push(std::thread::spawn(move || {
             let mut revs = Vec::new();
             while revs.last().is_none_or(|&r| r < total) {
@@ -52,7 +60,11 @@ fn history_then_live_has_no_gap_and_no_duplicate() {
     writer.join().expect("writer");
     for h in watchers {
         let (start, revs) = h.join().expect("watcher");
-        assert_eq!(revs, (start + 1..=total).collect::<Vec<_>>(), "watch from {start}");
+        assert_eq!(
+            revs,
+            (start + 1..=total).collect::<Vec<_>>(),
+            "watch from {start}"
+        );
     }
 }
 
@@ -60,12 +72,17 @@ fn history_then_live_has_no_gap_and_no_duplicate() {
 fn events_carry_new_and_previous_records() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = engine(dir.path(), Options::no_sync());
-    let mut w = e.watch(KeyRange::key(b"/k"), Revision::ZERO).expect("watch");
+    let mut w = e
+        .watch(KeyRange::key(b"/k"), Revision::ZERO)
+        .expect("watch");
     e.commit_blocking(Txn::new().put("/k", "one")).expect("c1");
-    e.commit_blocking(Txn::new().put("/other", "x")).expect("c2");
+    e.commit_blocking(Txn::new().put("/other", "x"))
+        .expect("c2");
     e.commit_blocking(Txn::new().put("/k", "two")).expect("c3");
     e.commit_blocking(Txn::new().delete("/k")).expect("c4");
-    let evs: Vec<_> = (0..3).map(|_| w.blocking_next().expect("open").expect("event")).collect();
+    let evs: Vec<_> = (0..3)
+        .map(|_| w.blocking_next().expect("open").expect("event"))
+        .collect();
     assert_eq!(evs[0].kind, EventKind::Put);
     assert_eq!(evs[0].kv.as_ref().expect("kv").value, "one");
     assert_eq!(evs[0].prev, None);
@@ -77,19 +94,32 @@ fn events_carry_new_and_previous_records() {
     assert_eq!(evs[2].prev.as_ref().expect("prev").value, "two");
     assert!(w.try_next().is_none());
     // The same sequence replayed from history.
-    let mut h = e.watch(KeyRange::key(b"/k"), Revision::ZERO).expect("watch");
-    let replay: Vec<_> = std::iter::from_fn(|| h.try_next()).map(|e| e.expect("event")).collect();
+    let mut h = e
+        .watch(KeyRange::key(b"/k"), Revision::ZERO)
+        .expect("watch");
+    let replay: Vec<_> = std::iter::from_fn(|| h.try_next())
+        .map(|e| e.expect("event"))
+        .collect();
     assert_eq!(replay, evs);
 }
 
 #[test]
 fn a_slow_watcher_is_ended_with_lagged() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let e = engine(dir.path(), Options { watch_buffer_batches: 4, ..Options::no_sync() });
-    let mut slow = e.watch(KeyRange::prefix(b"/s/"), Revision::ZERO).expect("watch");
+    let e = engine(
+        dir.path(),
+        Options {
+            watch_buffer_batches: 4,
+            ..Options::no_sync()
+        },
+    );
+    let mut slow = e
+        .watch(KeyRange::prefix(b"/s/"), Revision::ZERO)
+        .expect("watch");
     assert!(slow.try_next().is_none(), "caught up and live");
     for i in 0..50 {
-        e.commit_blocking(Txn::new().put(format!("/s/{i}"), "v")).expect("commit");
+        e.commit_blocking(Txn::new().put(format!("/s/{i}"), "v"))
+            .expect("commit");
     }
     let mut delivered = 0;
     let err = loop {
@@ -100,12 +130,24 @@ fn a_slow_watcher_is_ended_with_lagged() {
         }
     };
     assert!(matches!(err, Error::Lagged { buffered: 4 }), "{err}");
-    assert!(delivered <= 4, "only what was buffered is delivered: {delivered}");
+    assert!(
+        delivered <= 4,
+        "only what was buffered is delivered: {delivered}"
+    );
     assert!(slow.blocking_next().is_none());
     assert_eq!(e.stats().live_watchers, 0, "the lagging feed was dropped");
     // Writers never waited for it.
-    let fresh = e.watch(KeyRange::prefix(b"/s/"), Revision(40)).expect("rewatch");
-    assert_eq!(std::iter::from_fn({ let mut f = fresh; move || f.try_next() }).count(), 10);
+    let fresh = e
+        .watch(KeyRange::prefix(b"/s/"), Revision(40))
+        .expect("rewatch");
+    assert_eq!(
+        std::iter::from_fn({
+            let mut f = fresh;
+            move || f.try_next()
+        })
+        .count(),
+        10
+    );
 }
 
 #[test]
@@ -113,19 +155,35 @@ fn compacted_starts_fail_typed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = engine(dir.path(), Options::no_sync());
     for i in 0..20 {
-        e.commit_blocking(Txn::new().put("/c", format!("{i}"))).expect("commit");
+        e.commit_blocking(Txn::new().put("/c", format!("{i}")))
+            .expect("commit");
     }
     // A watch that is still replaying history when compaction passes it.
-    let mut behind = e.watch(KeyRange::prefix(b"/c"), Revision(2)).expect("watch");
+    let mut behind = e
+        .watch(KeyRange::prefix(b"/c"), Revision(2))
+        .expect("watch");
     e.compact(Revision(10)).expect("compact");
     match e.watch(KeyRange::prefix(b"/c"), Revision(9)) {
-        Err(Error::Compacted { requested, compacted }) => assert_eq!((requested, compacted), (Revision(9), Revision(10))),
+        Err(Error::Compacted {
+            requested,
+            compacted,
+        }) => assert_eq!((requested, compacted), (Revision(9), Revision(10))),
         other => panic!("expected Compacted, got {other:?}"),
     }
-    assert!(matches!(behind.try_next(), Some(Err(Error::Compacted { compacted: Revision(10), .. }))));
+    assert!(matches!(
+        behind.try_next(),
+        Some(Err(Error::Compacted {
+            compacted: Revision(10),
+            ..
+        }))
+    ));
     // At the compaction point itself every later event is still there.
-    let mut at = e.watch(KeyRange::prefix(b"/c"), Revision(10)).expect("watch at compacted");
-    let revs: Vec<_> = std::iter::from_fn(|| at.try_next()).map(|e| e.expect("event").revision.get()).collect();
+    let mut at = e
+        .watch(KeyRange::prefix(b"/c"), Revision(10))
+        .expect("watch at compacted");
+    let revs: Vec<_> = std::iter::from_fn(|| at.try_next())
+        .map(|e| e.expect("event").revision.get())
+        .collect();
     assert_eq!(revs, (11..=20).collect::<Vec<_>>());
 }
 
@@ -133,12 +191,18 @@ fn compacted_starts_fail_typed() {
 fn a_watch_on_a_future_revision_sees_only_newer_events() {
     let dir = tempfile::tempdir().expect("tempdir");
     let e = engine(dir.path(), Options::no_sync());
-    e.commit_blocking(Txn::new().put("/f", "1")).expect("commit");
-    let mut w = e.watch(KeyRange::prefix(b"/f"), Revision(3)).expect("watch");
+    e.commit_blocking(Txn::new().put("/f", "1"))
+        .expect("commit");
+    let mut w = e
+        .watch(KeyRange::prefix(b"/f"), Revision(3))
+        .expect("watch");
     for i in 2..=5 {
-        e.commit_blocking(Txn::new().put("/f", format!("{i}"))).expect("commit");
+        e.commit_blocking(Txn::new().put("/f", format!("{i}")))
+            .expect("commit");
     }
-    let revs: Vec<_> = std::iter::from_fn(|| w.try_next()).map(|e| e.expect("event").revision.get()).collect();
+    let revs: Vec<_> = std::iter::from_fn(|| w.try_next())
+        .map(|e| e.expect("event").revision.get())
+        .collect();
     assert_eq!(revs, vec![4, 5]);
 }
 
@@ -162,11 +226,17 @@ fn close_ends_blocked_watches() {
 
 #[test]
 fn async_watch_under_tokio() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("rt");
     rt.block_on(async {
         let dir = tempfile::tempdir().expect("tempdir");
         let e = engine(dir.path(), Options::no_sync());
-        let mut w = e.watch(KeyRange::prefix(b"/a/"), Revision::ZERO).expect("watch");
+        let mut w = e
+            .watch(KeyRange::prefix(b"/a/"), Revision::ZERO)
+            .expect("watch");
         let reader = tokio::spawn(async move {
             let mut n = 0;
             while n < 100 {
@@ -178,7 +248,11 @@ fn async_watch_under_tokio() {
         let writes: Vec<_> = (0..100)
             .map(|i| {
                 let e = e.clone();
-                tokio::spawn(async move { e.commit(Txn::new().put(format!("/a/{i}"), "v")).await.expect("commit") })
+                tokio::spawn(async move {
+                    e.commit(Txn::new().put(format!("/a/{i}"), "v"))
+                        .await
+                        .expect("commit")
+                })
             })
             .collect();
         for w in writes {

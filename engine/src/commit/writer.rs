@@ -10,7 +10,9 @@ use std::time::SystemTime;
 
 use tokio::sync::oneshot;
 
-use crate::codec::{FILE_HEADER_LEN, OpHeader, OpKind, RecordBuilder, push_sidecar_entry, record_len};
+use crate::codec::{
+    FILE_HEADER_LEN, OpHeader, OpKind, RecordBuilder, push_sidecar_entry, record_len,
+};
 use crate::commit::Pending;
 use crate::error::{Error, Result};
 use crate::index::revlog::TxnRef;
@@ -43,9 +45,20 @@ struct OpPlan {
 }
 
 enum Outcome {
-    Write { rev: u64, time: u64, record: Loc, ops: Vec<OpPlan> },
-    NoChange { rev: u64, ops: usize },
-    GuardFailed { index: usize, current: Option<KeyState> },
+    Write {
+        rev: u64,
+        time: u64,
+        record: Loc,
+        ops: Vec<OpPlan>,
+    },
+    NoChange {
+        rev: u64,
+        ops: usize,
+    },
+    GuardFailed {
+        index: usize,
+        current: Option<KeyState>,
+    },
     Refused(Error),
 }
 
@@ -76,7 +89,12 @@ fn copy_error(e: &Error) -> Error {
 }
 
 impl Writer {
-    pub(crate) fn new(shared: Arc<Shared>, active: ActiveSegment, current: u64, last_time: u64) -> Writer {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        active: ActiveSegment,
+        current: u64,
+        last_time: u64,
+    ) -> Writer {
         Writer {
             shared,
             active,
@@ -160,7 +178,13 @@ impl Writer {
     }
 
     /// The key's live state: from this batch if it touched the key, else the index.
-    fn key_state(&self, overlay: &HashMap<Vec<u8>, Option<KeyState>>, segments: &SegmentTable, index: &Index, key: &[u8]) -> Option<KeyState> {
+    fn key_state(
+        &self,
+        overlay: &HashMap<Vec<u8>, Option<KeyState>>,
+        segments: &SegmentTable,
+        index: &Index,
+        key: &[u8],
+    ) -> Option<KeyState> {
         if let Some(s) = overlay.get(key) {
             return *s;
         }
@@ -177,7 +201,11 @@ impl Writer {
         })
     }
 
-    fn plan(&mut self, txn: &Txn, overlay: &mut HashMap<Vec<u8>, Option<KeyState>>) -> Result<Outcome> {
+    fn plan(
+        &mut self,
+        txn: &Txn,
+        overlay: &mut HashMap<Vec<u8>, Option<KeyState>>,
+    ) -> Result<Outcome> {
         if txn.ops.iter().any(|op| op.key().is_empty()) {
             return Err(Error::InvalidArgument("empty key".into()));
         }
@@ -193,7 +221,9 @@ impl Writer {
         }
         for (i, a) in txn.ops.iter().enumerate() {
             if txn.ops[..i].iter().any(|b| b.key() == a.key()) {
-                return Err(Error::InvalidArgument("a key appears twice in one transaction".into()));
+                return Err(Error::InvalidArgument(
+                    "a key appears twice in one transaction".into(),
+                ));
             }
         }
         let (states, guard_failure) = {
@@ -203,14 +233,21 @@ impl Writer {
                 let cur = self.key_state(overlay, &segments, &index, g.key());
                 (!g.holds(cur.map(|s| s.rev))).then_some((i, cur))
             });
-            let states: Vec<Option<KeyState>> =
-                txn.ops.iter().map(|op| self.key_state(overlay, &segments, &index, op.key())).collect();
+            let states: Vec<Option<KeyState>> = txn
+                .ops
+                .iter()
+                .map(|op| self.key_state(overlay, &segments, &index, op.key()))
+                .collect();
             (states, guard_failure)
         };
         if let Some((index, current)) = guard_failure {
             return Ok(Outcome::GuardFailed { index, current });
         }
-        let changes = txn.ops.iter().zip(&states).any(|(op, s)| matches!(op, Op::Put { .. }) || s.is_some());
+        let changes = txn
+            .ops
+            .iter()
+            .zip(&states)
+            .any(|(op, s)| matches!(op, Op::Put { .. }) || s.is_some());
         if !changes {
             return Ok(Outcome::NoChange {
                 rev: self.next_rev - 1,
@@ -227,13 +264,18 @@ impl Writer {
         // Offsets below are positions in `buf`, which starts at `written`.
         let base = self.active.written;
         let seg_id = self.active.seg.id;
-        let offset_of = |pos: usize| u32::try_from(base + pos as u64).expect("segments stay below 4 GiB");
+        let offset_of =
+            |pos: usize| u32::try_from(base + pos as u64).expect("segments stay below 4 GiB");
         let record_start = self.buf.len();
         let mut builder = RecordBuilder::begin(&mut self.buf, rev, time);
         let mut ops = Vec::with_capacity(txn.ops.len());
         for (op, prev) in txn.ops.iter().zip(states) {
             match op {
-                Op::Put { key, value, expires_at } => {
+                Op::Put {
+                    key,
+                    value,
+                    expires_at,
+                } => {
                     let expires_at = expires_at.map_or(0, |t| micros_since_epoch(t).max(1));
                     let (create, version) = prev.map_or((rev, 1), |p| (p.create, p.version + 1));
                     let header = OpHeader {
@@ -246,12 +288,28 @@ impl Writer {
                     };
                     let pos = builder.push_op(&mut self.buf, &header, key, value);
                     let loc = Loc::put(seg_id, offset_of(record_start + pos));
-                    overlay.insert(key.clone(), Some(KeyState { loc, rev, create, version }));
-                    ops.push(OpPlan { loc: Some(loc), prev, expires_at });
+                    overlay.insert(
+                        key.clone(),
+                        Some(KeyState {
+                            loc,
+                            rev,
+                            create,
+                            version,
+                        }),
+                    );
+                    ops.push(OpPlan {
+                        loc: Some(loc),
+                        prev,
+                        expires_at,
+                    });
                 }
                 Op::Delete { key } => {
                     if prev.is_none() {
-                        ops.push(OpPlan { loc: None, prev, expires_at: 0 });
+                        ops.push(OpPlan {
+                            loc: None,
+                            prev,
+                            expires_at: 0,
+                        });
                         continue;
                     }
                     let header = OpHeader {
@@ -270,12 +328,20 @@ impl Writer {
                             e.insert(None);
                         }
                     }
-                    ops.push(OpPlan { loc: Some(loc), prev, expires_at: 0 });
+                    ops.push(OpPlan {
+                        loc: Some(loc),
+                        prev,
+                        expires_at: 0,
+                    });
                 }
             }
         }
         builder.finish(&mut self.buf);
-        push_sidecar_entry(&mut self.active.sidecar, offset_of(record_start), &self.buf[record_start..]);
+        push_sidecar_entry(
+            &mut self.active.sidecar,
+            offset_of(record_start),
+            &self.buf[record_start..],
+        );
         self.active.seg.note_record(rev);
         Ok(Outcome::Write {
             rev,
@@ -293,7 +359,11 @@ impl Writer {
         }
         self.active.seal(&self.shared.dir)?;
         crate::failpoint::hit("roll:sealed");
-        let capacity = self.shared.options.segment_bytes.max(FILE_HEADER_LEN as u64 + need);
+        let capacity = self
+            .shared
+            .options
+            .segment_bytes
+            .max(FILE_HEADER_LEN as u64 + need);
         let mut m = self.shared.manifest.lock();
         let id = m.next_segment_id;
         let next_active = ActiveSegment::create(&self.shared.dir, id, capacity)?;
@@ -304,7 +374,10 @@ impl Writer {
         manifest::write(&self.shared.dir, &next)?;
         *m = next;
         drop(m);
-        self.shared.segments.write().insert(next_active.seg.id, Arc::clone(&next_active.seg));
+        self.shared
+            .segments
+            .write()
+            .insert(next_active.seg.id, Arc::clone(&next_active.seg));
         self.active = next_active;
         Ok(())
     }
@@ -319,13 +392,23 @@ impl Writer {
         {
             let mut index = self.shared.index.write();
             for p in &plans {
-                if let Outcome::Write { rev, time, record, ops } = &p.outcome {
+                if let Outcome::Write {
+                    rev,
+                    time,
+                    record,
+                    ops,
+                } = &p.outcome
+                {
                     for (op, plan) in p.txn.ops.iter().zip(ops) {
                         if let Some(loc) = plan.loc {
                             index.push(op.key(), Version { rev: *rev, loc });
                         }
                     }
-                    index.revlog.push(TxnRef { rev: *rev, time_micros: *time, loc: *record });
+                    index.revlog.push(TxnRef {
+                        rev: *rev,
+                        time_micros: *time,
+                        loc: *record,
+                    });
                     last_rev = Some(*rev);
                 }
             }
@@ -337,26 +420,38 @@ impl Writer {
             if let Outcome::Write { rev, ops, .. } = &p.outcome {
                 for (op, plan) in p.txn.ops.iter().zip(ops) {
                     if plan.expires_at != 0 {
-                        self.shared.expiry.push(plan.expires_at, op.key().to_vec(), *rev);
+                        self.shared
+                            .expiry
+                            .push(plan.expires_at, op.key().to_vec(), *rev);
                     }
                 }
             }
         }
         let segments = self.shared.segments.read();
         if let Some(rev) = last_rev {
-            self.shared.hub.publish(rev, || Arc::new(Self::events(&segments, &plans)));
+            self.shared
+                .hub
+                .publish(rev, || Arc::new(Self::events(&segments, &plans)));
         }
         for p in plans {
             let answer = match p.outcome {
                 Outcome::Write { rev, ops, .. } => Ok(Committed {
                     revision: Revision(rev),
                     changed: true,
-                    prev: if p.txn.want_prev { ops.iter().map(|o| Self::kv(&segments, o.prev)).collect() } else { Vec::new() },
+                    prev: if p.txn.want_prev {
+                        ops.iter().map(|o| Self::kv(&segments, o.prev)).collect()
+                    } else {
+                        Vec::new()
+                    },
                 }),
                 Outcome::NoChange { rev, ops } => Ok(Committed {
                     revision: Revision(rev),
                     changed: false,
-                    prev: if p.txn.want_prev { vec![None; ops] } else { Vec::new() },
+                    prev: if p.txn.want_prev {
+                        vec![None; ops]
+                    } else {
+                        Vec::new()
+                    },
                 }),
                 Outcome::GuardFailed { index, current } => Err(Error::GuardFailed {
                     index,
@@ -371,11 +466,17 @@ impl Writer {
     fn events(segments: &SegmentTable, plans: &[Plan]) -> EventBatch {
         let mut events = Vec::new();
         for p in plans {
-            let Outcome::Write { rev, ops, .. } = &p.outcome else { continue };
+            let Outcome::Write { rev, ops, .. } = &p.outcome else {
+                continue;
+            };
             for plan in ops {
                 let Some(loc) = plan.loc else { continue };
-                let Some(seg) = segments.get(&loc.segment()) else { continue };
-                let Some(key) = seg.key_at(loc.offset) else { continue };
+                let Some(seg) = segments.get(&loc.segment()) else {
+                    continue;
+                };
+                let Some(key) = seg.key_at(loc.offset) else {
+                    continue;
+                };
                 let (kind, kv) = if loc.is_tombstone() {
                     (EventKind::Delete, None)
                 } else {
@@ -393,4 +494,3 @@ impl Writer {
         EventBatch::new(events)
     }
 }
-

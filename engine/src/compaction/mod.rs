@@ -44,10 +44,12 @@ pub(crate) fn compact(shared: &Shared, at: u64) -> Result<()> {
     let mut from = Vec::new();
     loop {
         let mut dead = Vec::new();
-        let next = shared
-            .index
-            .write()
-            .compact_some(at, &from, shared.options.compaction_keys_per_lock, |v| dead.push(v.loc));
+        let next = shared.index.write().compact_some(
+            at,
+            &from,
+            shared.options.compaction_keys_per_lock,
+            |v| dead.push(v.loc),
+        );
         Shared::note_dead(&shared.segments.read(), &dead);
         match next {
             Some(k) => from = k,

@@ -16,7 +16,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::codec::{
-    FILE_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, RecordBuilder, RecordRead, push_sidecar_entry, read_record, walk_body,
+    FILE_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, RecordBuilder, RecordRead, push_sidecar_entry,
+    read_record, walk_body,
 };
 use crate::error::{Error, Result};
 use crate::index::Loc;
@@ -61,8 +62,13 @@ fn candidates(shared: &Shared, compacted: u64) -> Vec<Arc<Segment>> {
     let mut out = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let is_active = i + 1 == ids.len();
-        let Some(seg) = u32::try_from(*id).ok().and_then(|id| segments.get(&id)) else { break };
-        if is_active || !seg.sealed.load(Ordering::Acquire) || seg.last_revision.load(Ordering::Relaxed) > compacted {
+        let Some(seg) = u32::try_from(*id).ok().and_then(|id| segments.get(&id)) else {
+            break;
+        };
+        if is_active
+            || !seg.sealed.load(Ordering::Acquire)
+            || seg.last_revision.load(Ordering::Relaxed) > compacted
+        {
             break;
         }
         out.push(Arc::clone(seg));
@@ -77,8 +83,14 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
     let compacted = shared.compacted();
     let inputs = candidates(shared, compacted);
     let bytes_in: u64 = inputs.iter().map(|s| s.committed()).sum();
-    let dead: u64 = inputs.iter().map(|s| s.dead_bytes.load(Ordering::Relaxed)).sum();
-    if inputs.is_empty() || dead == 0 || (!force && (dead as f64) < bytes_in as f64 * shared.options.reclaim_min_ratio) {
+    let dead: u64 = inputs
+        .iter()
+        .map(|s| s.dead_bytes.load(Ordering::Relaxed))
+        .sum();
+    if inputs.is_empty()
+        || dead == 0
+        || (!force && (dead as f64) < bytes_in as f64 * shared.options.reclaim_min_ratio)
+    {
         return Ok(ReclaimStats::default());
     }
     let mut outputs: Vec<ActiveSegment> = Vec::new();
@@ -90,20 +102,32 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
         let mut pos = FILE_HEADER_LEN;
         while pos < bytes.len() {
             let RecordRead::Ok { body, len, .. } = read_record(bytes, pos, max_body) else {
-                return Err(Error::corrupt(&seg.path, pos as u64, "bad record met while compacting"));
+                return Err(Error::corrupt(
+                    &seg.path,
+                    pos as u64,
+                    "bad record met while compacting",
+                ));
             };
             let mut ops = Vec::new();
-            let header = walk_body(body, true, |op| ops.push((op.header, op.key, op.segment_pos)))
-                .map_err(|r| Error::corrupt(&seg.path, pos as u64, r))?;
+            let header = walk_body(body, true, |op| {
+                ops.push((op.header, op.key, op.segment_pos))
+            })
+            .map_err(|r| Error::corrupt(&seg.path, pos as u64, r))?;
             let kept: Vec<_> = {
                 let index = shared.index.read();
                 ops.into_iter()
                     .filter(|(h, key, spos)| {
                         let off = u32::try_from(pos + RECORD_PREFIX_LEN + spos).unwrap_or(u32::MAX);
-                        let loc = if h.kind == OpKind::Put { Loc::put(seg.id, off) } else { Loc::delete(seg.id, off) };
-                        index
-                            .history(key)
-                            .is_some_and(|hist| hist.versions().iter().any(|v| v.rev == header.revision && v.loc == loc))
+                        let loc = if h.kind == OpKind::Put {
+                            Loc::put(seg.id, off)
+                        } else {
+                            Loc::delete(seg.id, off)
+                        };
+                        index.history(key).is_some_and(|hist| {
+                            hist.versions()
+                                .iter()
+                                .any(|v| v.rev == header.revision && v.loc == loc)
+                        })
                     })
                     .collect()
             };
@@ -112,11 +136,17 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
                 let mut b = RecordBuilder::begin(&mut buf, header.revision, header.time_micros);
                 let mut placed = Vec::new();
                 for (h, key, spos) in &kept {
-                    let value_start = RECORD_PREFIX_LEN + spos + crate::codec::OP_HEADER_LEN + key.len();
-                    let value = &body[value_start - RECORD_PREFIX_LEN..value_start - RECORD_PREFIX_LEN + h.value_len as usize];
+                    let value_start =
+                        RECORD_PREFIX_LEN + spos + crate::codec::OP_HEADER_LEN + key.len();
+                    let value = &body[value_start - RECORD_PREFIX_LEN
+                        ..value_start - RECORD_PREFIX_LEN + h.value_len as usize];
                     let p = b.push_op(&mut buf, h, key, value);
                     let off = u32::try_from(pos + RECORD_PREFIX_LEN + spos).unwrap_or(u32::MAX);
-                    let old = if h.kind == OpKind::Put { Loc::put(seg.id, off) } else { Loc::delete(seg.id, off) };
+                    let old = if h.kind == OpKind::Put {
+                        Loc::put(seg.id, off)
+                    } else {
+                        Loc::delete(seg.id, off)
+                    };
                     placed.push((key.to_vec(), old, p));
                 }
                 b.finish(&mut buf);
@@ -126,8 +156,16 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
                 out.append(&buf)?;
                 out.seg.note_record(header.revision);
                 for (key, old, p) in placed {
-                    let new = old.moved_to(out.seg.id, base + u32::try_from(p).expect("record below 4 GiB"));
-                    moves.push(Move { key, rev: header.revision, old, new });
+                    let new = old.moved_to(
+                        out.seg.id,
+                        base + u32::try_from(p).expect("record below 4 GiB"),
+                    );
+                    moves.push(Move {
+                        key,
+                        rev: header.revision,
+                        old,
+                        new,
+                    });
                 }
             }
             pos += len;
@@ -141,9 +179,13 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
     let in_ids: Vec<u64> = inputs.iter().map(|s| u64::from(s.id)).collect();
     {
         let mut m = shared.manifest.lock();
-        assert!(m.segments.starts_with(&in_ids), "only the compactor removes segments, so the prefix is intact");
+        assert!(
+            m.segments.starts_with(&in_ids),
+            "only the compactor removes segments, so the prefix is intact"
+        );
         let mut next = m.clone();
-        next.segments.splice(..in_ids.len(), out_ids.iter().copied());
+        next.segments
+            .splice(..in_ids.len(), out_ids.iter().copied());
         manifest::write(&shared.dir, &next)?;
         *m = next;
     }
@@ -167,7 +209,10 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
         }
     }
     for id in &in_ids {
-        for path in [segment_path(&shared.dir, *id), sidecar_path(&shared.dir, *id)] {
+        for path in [
+            segment_path(&shared.dir, *id),
+            sidecar_path(&shared.dir, *id),
+        ] {
             if let Err(e) = std::fs::remove_file(&path)
                 && e.kind() != std::io::ErrorKind::NotFound
             {
@@ -187,7 +232,11 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
 
 /// The output segment to append a record of `len` bytes to, starting a new
 /// one (with an id reserved from the manifest) when the last is full.
-fn output_with_room<'a>(shared: &Shared, outputs: &'a mut Vec<ActiveSegment>, len: u64) -> Result<&'a mut ActiveSegment> {
+fn output_with_room<'a>(
+    shared: &Shared,
+    outputs: &'a mut Vec<ActiveSegment>,
+    len: u64,
+) -> Result<&'a mut ActiveSegment> {
     if outputs.last().is_none_or(|o| !o.has_room(len)) {
         let id = {
             let mut m = shared.manifest.lock();
@@ -195,7 +244,10 @@ fn output_with_room<'a>(shared: &Shared, outputs: &'a mut Vec<ActiveSegment>, le
             m.next_segment_id += 1;
             id
         };
-        let capacity = shared.options.segment_bytes.max(FILE_HEADER_LEN as u64 + len);
+        let capacity = shared
+            .options
+            .segment_bytes
+            .max(FILE_HEADER_LEN as u64 + len);
         outputs.push(ActiveSegment::create(&shared.dir, id, capacity)?);
     }
     Ok(outputs.last_mut().expect("just ensured"))

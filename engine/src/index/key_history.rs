@@ -47,7 +47,11 @@ impl Loc {
 
     /// The same op at another place (compaction moved it).
     pub(crate) fn moved_to(self, segment: u32, offset: u32) -> Loc {
-        if self.is_tombstone() { Loc::delete(segment, offset) } else { Loc::put(segment, offset) }
+        if self.is_tombstone() {
+            Loc::delete(segment, offset)
+        } else {
+            Loc::put(segment, offset)
+        }
     }
 }
 
@@ -103,7 +107,10 @@ impl History {
     }
 
     pub(crate) fn push(&mut self, v: Version) {
-        debug_assert!(v.rev > self.latest().rev, "versions are appended in revision order");
+        debug_assert!(
+            v.rev > self.latest().rev,
+            "versions are appended in revision order"
+        );
         match self {
             History::One(first) => *self = History::Many(vec![*first, v]),
             History::Many(vs) => vs.push(v),
@@ -122,7 +129,11 @@ impl History {
         let Some(keep_from) = newest_le.checked_sub(1) else {
             return false;
         };
-        let keep_from = if vs[keep_from].loc.is_tombstone() { keep_from + 1 } else { keep_from };
+        let keep_from = if vs[keep_from].loc.is_tombstone() {
+            keep_from + 1
+        } else {
+            keep_from
+        };
         if keep_from == 0 {
             return false;
         }
@@ -150,7 +161,10 @@ mod tests {
         }
     }
     fn del(rev: u64) -> Version {
-        Version { rev, loc: Loc::delete(1, 0) }
+        Version {
+            rev,
+            loc: Loc::delete(1, 0),
+        }
     }
     fn example() -> History {
         let mut h = History::One(put(2));
@@ -167,7 +181,19 @@ mod tests {
     fn reads_at_every_boundary() {
         let h = example();
         // (rev, visible live version)
-        let table = [(0, None), (1, None), (2, Some(2)), (3, Some(2)), (4, Some(4)), (5, None), (6, None), (7, Some(7)), (8, Some(7)), (9, None), (10, None)];
+        let table = [
+            (0, None),
+            (1, None),
+            (2, Some(2)),
+            (3, Some(2)),
+            (4, Some(4)),
+            (5, None),
+            (6, None),
+            (7, Some(7)),
+            (8, Some(7)),
+            (9, None),
+            (10, None),
+        ];
         for (rev, want) in table {
             assert_eq!(h.live_at(rev).map(|v| v.rev), want, "at {rev}");
         }

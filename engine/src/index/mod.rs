@@ -32,7 +32,11 @@ pub(crate) struct RangeLocs {
 }
 
 fn bounds<'a>(start: &'a [u8], end: &'a [u8]) -> (Bound<&'a [u8]>, Bound<&'a [u8]>) {
-    let hi = if end.is_empty() { Bound::Unbounded } else { Bound::Excluded(end) };
+    let hi = if end.is_empty() {
+        Bound::Unbounded
+    } else {
+        Bound::Excluded(end)
+    };
     (Bound::Included(start), hi)
 }
 
@@ -87,7 +91,14 @@ impl Index {
     }
 
     /// Live versions in `[start, end)` at `rev`, up to `limit` (0 = all).
-    pub(crate) fn range(&self, start: &[u8], end: &[u8], rev: u64, limit: usize, count_all: bool) -> RangeLocs {
+    pub(crate) fn range(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        rev: u64,
+        limit: usize,
+        count_all: bool,
+    ) -> RangeLocs {
         let mut items = Vec::new();
         let mut more = false;
         let mut count = 0u64;
@@ -122,7 +133,11 @@ impl Index {
         let mut emptied = Vec::new();
         let mut dropped_count = 0usize;
         let mut next = None;
-        for (i, (k, h)) in self.keys.range_mut::<[u8], _>((Bound::Included(from), Bound::Unbounded)).enumerate() {
+        for (i, (k, h)) in self
+            .keys
+            .range_mut::<[u8], _>((Bound::Included(from), Bound::Unbounded))
+            .enumerate()
+        {
             if i == max_keys {
                 next = Some(k.to_vec());
                 break;

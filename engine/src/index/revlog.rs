@@ -39,7 +39,12 @@ impl RevLog {
     /// Transactions with `from <= rev <= to`, at most `max`.
     pub(crate) fn between(&self, from: u64, to: u64, max: usize) -> Vec<TxnRef> {
         let start = self.txns.partition_point(|t| t.rev < from);
-        self.txns.range(start..).take_while(|t| t.rev <= to).take(max).copied().collect()
+        self.txns
+            .range(start..)
+            .take_while(|t| t.rev <= to)
+            .take(max)
+            .copied()
+            .collect()
     }
 
     /// The newest transaction committed at or before `time_micros`.

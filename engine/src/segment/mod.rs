@@ -52,12 +52,20 @@ impl Segment {
     /// Maps `file`. `capacity` may exceed the file's length: the writer
     /// appends with `pwrite` and readers only touch committed bytes, which
     /// lie inside the file.
-    pub(crate) fn map(id: u32, path: PathBuf, file: &File, capacity: u64, committed: u64) -> Result<Segment> {
-        let len = usize::try_from(capacity.max(committed)).map_err(|_| Error::InvalidArgument("segment too large".into()))?;
+    pub(crate) fn map(
+        id: u32,
+        path: PathBuf,
+        file: &File,
+        capacity: u64,
+        committed: u64,
+    ) -> Result<Segment> {
+        let len = usize::try_from(capacity.max(committed))
+            .map_err(|_| Error::InvalidArgument("segment too large".into()))?;
         // SAFETY: segment bytes below `committed` are never rewritten in place
         // (the log is append-only and compaction writes new files), and the
         // engine only reads below `committed`, which lies inside the file.
-        let mmap = unsafe { MmapOptions::new().len(len).map(file) }.map_err(|e| Error::io("mmap", &path, e))?;
+        let mmap = unsafe { MmapOptions::new().len(len).map(file) }
+            .map_err(|e| Error::io("mmap", &path, e))?;
         Ok(Segment {
             id,
             path,
@@ -81,7 +89,9 @@ impl Segment {
 
     /// The committed bytes.
     pub(crate) fn bytes(&self) -> &[u8] {
-        let n = usize::try_from(self.committed()).unwrap_or(usize::MAX).min(self.map.len());
+        let n = usize::try_from(self.committed())
+            .unwrap_or(usize::MAX)
+            .min(self.map.len());
         &self.map[..n]
     }
 

@@ -50,8 +50,10 @@ pub(crate) fn scan(
                 }
                 last_rev = u64_at(body, 0).unwrap_or(0);
                 visit(RecordVisit {
-                    offset: u32::try_from(pos).map_err(|_| Error::corrupt(path, pos as u64, "offset beyond 4 GiB"))?,
-                    len: u32::try_from(len).map_err(|_| Error::corrupt(path, pos as u64, "record beyond 4 GiB"))?,
+                    offset: u32::try_from(pos)
+                        .map_err(|_| Error::corrupt(path, pos as u64, "offset beyond 4 GiB"))?,
+                    len: u32::try_from(len)
+                        .map_err(|_| Error::corrupt(path, pos as u64, "record beyond 4 GiB"))?,
                     body,
                     with_values: true,
                 })?;
@@ -121,7 +123,13 @@ mod tests {
             Ok(())
         })
         .expect("scan");
-        assert_eq!(end, ScanEnd { valid_len: *ends.last().expect("ends") as u64, torn: None });
+        assert_eq!(
+            end,
+            ScanEnd {
+                valid_len: *ends.last().expect("ends") as u64,
+                torn: None
+            }
+        );
         assert_eq!(seen, 3);
     }
 
@@ -129,7 +137,8 @@ mod tests {
     fn every_cut_of_the_last_record_is_a_torn_tail() {
         let (buf, ends) = log_of(&[1, 2, 3]);
         for cut in ends[1] + 1..ends[2] {
-            let end = scan(Path::new("s"), &buf[..cut], 32, true, 1 << 20, |_| Ok(())).expect("torn tail is not an error");
+            let end = scan(Path::new("s"), &buf[..cut], 32, true, 1 << 20, |_| Ok(()))
+                .expect("torn tail is not an error");
             assert_eq!(end.valid_len, ends[1] as u64, "cut {cut}");
             assert!(end.torn.is_some());
         }
@@ -139,7 +148,8 @@ mod tests {
     fn damage_before_a_valid_record_is_corruption_with_offset() {
         let (mut buf, ends) = log_of(&[1, 2, 3]);
         buf[ends[0] + 30] ^= 0xff;
-        let err = scan(Path::new("seg"), &buf, 32, true, 1 << 20, |_| Ok(())).expect_err("must fail");
+        let err =
+            scan(Path::new("seg"), &buf, 32, true, 1 << 20, |_| Ok(())).expect_err("must fail");
         match err {
             Error::Corrupt { offset, .. } => assert_eq!(offset, ends[0] as u64),
             other => panic!("unexpected {other}"),
@@ -149,7 +159,15 @@ mod tests {
     #[test]
     fn any_bad_record_in_a_sealed_segment_is_corruption() {
         let (buf, ends) = log_of(&[1, 2]);
-        let err = scan(Path::new("seg"), &buf[..ends[1] - 1], 32, false, 1 << 20, |_| Ok(())).expect_err("sealed");
+        let err = scan(
+            Path::new("seg"),
+            &buf[..ends[1] - 1],
+            32,
+            false,
+            1 << 20,
+            |_| Ok(()),
+        )
+        .expect_err("sealed");
         assert!(matches!(err, Error::Corrupt { offset, .. } if offset == ends[0] as u64));
     }
 }

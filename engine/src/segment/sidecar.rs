@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::codec::{
-    FILE_HEADER_LEN, SIDECAR_ENTRY_PREFIX_LEN, SIDECAR_MAGIC, crc, decode_file_header, encode_file_header, u32_at,
+    FILE_HEADER_LEN, SIDECAR_ENTRY_PREFIX_LEN, SIDECAR_MAGIC, crc, decode_file_header,
+    encode_file_header, u32_at,
 };
 use crate::error::{Error, Result};
 use crate::segment::recovery::RecordVisit;
@@ -44,7 +45,9 @@ pub(crate) fn load(
     let path = sidecar_path(dir, id);
     let buf = match fs::read(&path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Err(Unusable("missing".into()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Err(Unusable("missing".into())));
+        }
         Err(e) => return Err(Error::io("read", &path, e)),
     };
     match decode_file_header(&buf, SIDECAR_MAGIC) {

@@ -33,10 +33,12 @@ impl ActiveSegment {
             .open(&path)
             .map_err(|e| Error::io("create", &path, e))?;
         let header = encode_file_header(SEGMENT_MAGIC, id);
-        file.write_all_at(&header, 0).map_err(|e| Error::io("write", &path, e))?;
+        file.write_all_at(&header, 0)
+            .map_err(|e| Error::io("write", &path, e))?;
         file.sync_all().map_err(|e| Error::io("fsync", &path, e))?;
         sync_dir(dir)?;
-        let seg_id = u32::try_from(id).map_err(|_| Error::InvalidArgument("segment id space exhausted".into()))?;
+        let seg_id = u32::try_from(id)
+            .map_err(|_| Error::InvalidArgument("segment id space exhausted".into()))?;
         let seg = Segment::map(seg_id, path, &file, capacity, FILE_HEADER_LEN as u64)?;
         Ok(ActiveSegment {
             seg: Arc::new(seg),
@@ -48,7 +50,13 @@ impl ActiveSegment {
     }
 
     /// Resumes appending to a recovered segment of `len` valid bytes.
-    pub(crate) fn resume(seg: Arc<Segment>, file: File, len: u64, capacity: u64, sidecar: Vec<u8>) -> ActiveSegment {
+    pub(crate) fn resume(
+        seg: Arc<Segment>,
+        file: File,
+        len: u64,
+        capacity: u64,
+        sidecar: Vec<u8>,
+    ) -> ActiveSegment {
         ActiveSegment {
             seg,
             file,
@@ -74,7 +82,9 @@ impl ActiveSegment {
 
     /// fdatasync of the segment file.
     pub(crate) fn sync(&self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io("fdatasync", &self.seg.path, e))
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io("fdatasync", &self.seg.path, e))
     }
 
     /// Makes everything written visible to readers.

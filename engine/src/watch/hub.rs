@@ -22,9 +22,23 @@ pub(crate) struct EventBatch {
 
 impl EventBatch {
     pub(crate) fn new(events: Vec<Event>) -> EventBatch {
-        let min_key = events.iter().map(|e| &e.key[..]).min().unwrap_or_default().to_vec();
-        let max_key = events.iter().map(|e| &e.key[..]).max().unwrap_or_default().to_vec();
-        EventBatch { events, min_key, max_key }
+        let min_key = events
+            .iter()
+            .map(|e| &e.key[..])
+            .min()
+            .unwrap_or_default()
+            .to_vec();
+        let max_key = events
+            .iter()
+            .map(|e| &e.key[..])
+            .max()
+            .unwrap_or_default()
+            .to_vec();
+        EventBatch {
+            events,
+            min_key,
+            max_key,
+        }
     }
 
     fn touches(&self, range: &KeyRange) -> bool {

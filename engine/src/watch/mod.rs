@@ -32,6 +32,10 @@ enum Feed {
     Ended(Option<Error>),
 }
 
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a transient return value, never stored"
+)]
 enum Step {
     Ready(Option<Result<Event>>),
     Receive,
@@ -81,7 +85,9 @@ impl Watch {
             match self.step() {
                 Step::Ready(item) => return item,
                 Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else { unreachable!("receive only when live") };
+                    let Feed::Live { rx, .. } = &mut self.feed else {
+                        unreachable!("receive only when live")
+                    };
                     let batch = rx.recv().await;
                     self.take(batch);
                 }
@@ -95,7 +101,9 @@ impl Watch {
             match self.step() {
                 Step::Ready(item) => return item,
                 Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else { unreachable!("receive only when live") };
+                    let Feed::Live { rx, .. } = &mut self.feed else {
+                        unreachable!("receive only when live")
+                    };
                     let batch = rx.blocking_recv();
                     self.take(batch);
                 }
@@ -109,7 +117,9 @@ impl Watch {
             match self.step() {
                 Step::Ready(item) => return item,
                 Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else { unreachable!("receive only when live") };
+                    let Feed::Live { rx, .. } = &mut self.feed else {
+                        unreachable!("receive only when live")
+                    };
                     match rx.try_recv() {
                         Ok(batch) => self.take(Some(batch)),
                         Err(mpsc::error::TryRecvError::Empty) => return None,
@@ -134,7 +144,9 @@ impl Watch {
                         continue;
                     }
                     let buffer = self.shared.options.watch_buffer_batches;
-                    if let Some((rx, status)) = self.shared.hub.go_live(self.next_rev, &self.range, buffer) {
+                    if let Some((rx, status)) =
+                        self.shared.hub.go_live(self.next_rev, &self.range, buffer)
+                    {
                         self.feed = Feed::Live { rx, status };
                         continue;
                     }
@@ -180,21 +192,36 @@ impl Watch {
                 compacted: Revision(compacted),
             });
         }
-        let txns = index.revlog.between(self.next_rev, to, self.shared.options.watch_catchup_revisions);
+        let txns = index.revlog.between(
+            self.next_rev,
+            to,
+            self.shared.options.watch_catchup_revisions,
+        );
         for t in &txns {
-            let seg = segments
-                .get(&t.loc.segment())
-                .ok_or_else(|| Error::corrupt(&self.shared.dir, 0, format!("revision {} names a missing segment", t.rev)))?;
+            let seg = segments.get(&t.loc.segment()).ok_or_else(|| {
+                Error::corrupt(
+                    &self.shared.dir,
+                    0,
+                    format!("revision {} names a missing segment", t.rev),
+                )
+            })?;
             let bytes = seg.bytes();
             let start = t.loc.offset as usize;
             let body_len = u32_at(bytes, start).unwrap_or(0) as usize;
             let body = bytes
                 .get(start + RECORD_PREFIX_LEN..start + RECORD_PREFIX_LEN + body_len)
-                .ok_or_else(|| Error::corrupt(&seg.path, start as u64, "revision log points past the segment"))?;
+                .ok_or_else(|| {
+                    Error::corrupt(
+                        &seg.path,
+                        start as u64,
+                        "revision log points past the segment",
+                    )
+                })?;
             let mut found = Vec::new();
             walk_body(body, true, |op| {
                 if self.range.contains(op.key) {
-                    let off = t.loc.offset + u32::try_from(RECORD_PREFIX_LEN + op.segment_pos).unwrap_or(u32::MAX);
+                    let off = t.loc.offset
+                        + u32::try_from(RECORD_PREFIX_LEN + op.segment_pos).unwrap_or(u32::MAX);
                     found.push((op.header.kind, off));
                 }
             })
@@ -206,7 +233,10 @@ impl Watch {
                     .and_then(|h| h.before(t.rev))
                     .and_then(|v| Shared::key_value(&segments, v.loc, v.rev));
                 let (kind, kv) = match kind {
-                    OpKind::Put => (EventKind::Put, Shared::key_value(&segments, Loc::put(seg.id, off), t.rev)),
+                    OpKind::Put => (
+                        EventKind::Put,
+                        Shared::key_value(&segments, Loc::put(seg.id, off), t.rev),
+                    ),
                     OpKind::Delete => (EventKind::Delete, None),
                 };
                 self.pending.push_back(Event {

@@ -52,7 +52,10 @@ pub type State = BTreeMap<Vec<u8>, Vec<u8>>;
 
 /// Transaction `i` of the deterministic workload.
 pub fn workload_txn(i: u64) -> Txn {
-    let mut t = Txn::new().put(format!("/w/{:02}", i % 20), format!("value-{i}-{}", "x".repeat((i % 13) as usize)));
+    let mut t = Txn::new().put(
+        format!("/w/{:02}", i % 20),
+        format!("value-{i}-{}", "x".repeat((i % 13) as usize)),
+    );
     if i % 7 == 3 {
         t = t.delete(format!("/w/{:02}", (i * 3 + 1) % 20));
     }
@@ -90,7 +93,13 @@ pub fn workload_states(n: u64) -> (Vec<State>, Vec<u64>) {
 /// Everything under `/w/` at a revision.
 pub fn state_at(engine: &Engine, at: Option<Revision>) -> State {
     engine
-        .range(&KeyRange::prefix(b"/w/"), RangeOptions { at, ..RangeOptions::default() })
+        .range(
+            &KeyRange::prefix(b"/w/"),
+            RangeOptions {
+                at,
+                ..RangeOptions::default()
+            },
+        )
         .expect("range")
         .items
         .into_iter()
