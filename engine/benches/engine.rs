@@ -5,9 +5,10 @@
 //!
 //! Data directories live under `target/bench-data` (on the real disk, not a
 //! tmpfs). Keys look like `/registry/events/ns-N/ev-M`, values are 500 bytes.
-//! Whole run: `cargo bench -p cairn-engine --bench engine` (a few minutes).
+//! Whole run: `cargo bench -p cairn-engine --bench engine` (about a minute and
+//! a half); add `-- --quick` for a smoke run or a name filter such as `-- read/`.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fs::{File, OpenOptions};
 use std::hint::black_box;
 use std::os::unix::fs::FileExt;
@@ -42,11 +43,17 @@ fn value(i: u64) -> Vec<u8> {
 fn bench_dir(name: &str) -> TempDir {
     let base = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/bench-data");
     std::fs::create_dir_all(&base).expect("create target/bench-data");
-    tempfile::Builder::new().prefix(name).tempdir_in(&base).expect("create bench dir")
+    tempfile::Builder::new()
+        .prefix(name)
+        .tempdir_in(&base)
+        .expect("create bench dir")
 }
 
 fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
 }
 
 /// An engine in its own directory plus a counter handing out fresh key ids.
@@ -73,7 +80,10 @@ fn put_serial(store: &Store, iters: u64) -> Duration {
     let start = Instant::now();
     for _ in 0..iters {
         let i = store.next.fetch_add(1, Ordering::Relaxed);
-        store.engine.commit_blocking(Txn::new().put(key(i), value(i))).expect("commit");
+        store
+            .engine
+            .commit_blocking(Txn::new().put(key(i), value(i)))
+            .expect("commit");
     }
     start.elapsed()
 }
@@ -86,11 +96,21 @@ fn put_concurrent(rt: &Runtime, store: &Store, committers: usize, iters: u64) ->
     rt.block_on(async {
         let tasks: Vec<_> = (0..committers)
             .map(|_| {
-                let (engine, next, remaining) = (store.engine.clone(), Arc::clone(&store.next), Arc::clone(&remaining));
+                let (engine, next, remaining) = (
+                    store.engine.clone(),
+                    Arc::clone(&store.next),
+                    Arc::clone(&remaining),
+                );
                 tokio::spawn(async move {
-                    while remaining.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(1)).is_ok() {
+                    while remaining
+                        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(1))
+                        .is_ok()
+                    {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        engine.commit(Txn::new().put(key(i), value(i))).await.expect("commit");
+                        engine
+                            .commit(Txn::new().put(key(i), value(i)))
+                            .await
+                            .expect("commit");
                     }
                 })
             })
@@ -118,7 +138,11 @@ impl RawFile {
             .create_new(true)
             .open(dir.path().join("raw.dat"))
             .expect("create raw file");
-        RawFile { file, offset: 0, _dir: dir }
+        RawFile {
+            file,
+            offset: 0,
+            _dir: dir,
+        }
     }
 
     fn run(&mut self, iters: u64) -> Duration {
@@ -143,17 +167,20 @@ fn bench_writes(c: &mut Criterion) {
     let mut g = c.benchmark_group("write");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
+        .measurement_time(Duration::from_secs(6))
         .throughput(Throughput::Elements(1));
 
     let raw = OnceCell::new();
     g.bench_function("raw_fdatasync", |b| {
-        let _ = raw.get_or_init(|| std::cell::RefCell::new(RawFile::new()));
+        let _ = raw.get_or_init(|| RefCell::new(RawFile::new()));
         b.iter_custom(|iters| raw.get().expect("initialised").borrow_mut().run(iters));
     });
     drop(raw);
 
-    for (name, options) in [("durable", Options::default()), ("nosync", Options::no_sync())] {
+    for (name, options) in [
+        ("durable", Options::default()),
+        ("nosync", Options::no_sync()),
+    ] {
         let store = OnceCell::new();
         g.bench_function(format!("put_{name}_1"), |b| {
             let s = store.get_or_init(|| Store::open(&format!("put-{name}-"), options.clone()));
@@ -186,7 +213,8 @@ fn read_store() -> (Store, Vec<Vec<u8>>) {
 
 fn bench_reads(c: &mut Criterion) {
     let mut g = c.benchmark_group("read");
-    g.warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    g.warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
     let data = OnceCell::new();
 
     g.bench_function("get", |b| {
@@ -203,12 +231,16 @@ fn bench_reads(c: &mut Criterion) {
         });
     });
 
-    g.sample_size(10).throughput(Throughput::Elements(READ_KEYS));
+    g.sample_size(10)
+        .throughput(Throughput::Elements(READ_KEYS));
     let range = KeyRange::prefix(PREFIX);
     g.bench_function("range_full_100k", |b| {
         let (s, _) = data.get_or_init(read_store);
         b.iter(|| {
-            let r = s.engine.range(black_box(&range), RangeOptions::default()).expect("range");
+            let r = s
+                .engine
+                .range(black_box(&range), RangeOptions::default())
+                .expect("range");
             assert_eq!(r.items.len() as u64, READ_KEYS);
             black_box(r)
         });
@@ -224,7 +256,14 @@ fn bench_reads(c: &mut Criterion) {
             loop {
                 let page = s
                     .engine
-                    .range(&KeyRange::between(&start, &end), RangeOptions { at, limit: 500, count_total: false })
+                    .range(
+                        &KeyRange::between(&start, &end),
+                        RangeOptions {
+                            at,
+                            limit: 500,
+                            count_total: false,
+                        },
+                    )
                     .expect("range page");
                 total += page.items.len() as u64;
                 at = Some(page.revision);
@@ -267,7 +306,10 @@ fn start_fanout(rt: &Runtime) -> Fanout {
     let mut tasks = Vec::new();
     for _ in 0..WATCHERS {
         let tally = Arc::new(Tally::default());
-        let mut w = store.engine.watch(KeyRange::prefix(PREFIX), after).expect("watch");
+        let mut w = store
+            .engine
+            .watch(KeyRange::prefix(PREFIX), after)
+            .expect("watch");
         let t = Arc::clone(&tally);
         tasks.push(rt.spawn(async move {
             let mut last = Revision::ZERO;
@@ -291,7 +333,12 @@ fn start_fanout(rt: &Runtime) -> Fanout {
         tallies.push(tally);
     }
     let first = store.next.load(Ordering::Relaxed);
-    Fanout { store, tallies, tasks, first }
+    Fanout {
+        store,
+        tallies,
+        tasks,
+        first,
+    }
 }
 
 fn bench_watch(c: &mut Criterion) {
@@ -299,7 +346,7 @@ fn bench_watch(c: &mut Criterion) {
     let mut g = c.benchmark_group("watch");
     g.sample_size(10)
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(4))
+        .measurement_time(Duration::from_secs(6))
         .throughput(Throughput::Elements(1));
     let fanout = OnceCell::new();
     g.bench_function(format!("watch_fanout_{WATCHERS}"), |b| {
@@ -311,24 +358,51 @@ fn bench_watch(c: &mut Criterion) {
     let Some(f) = fanout.into_inner() else { return };
     // Every put since the watchers started is one event for each of them.
     let expected = f.store.next.load(Ordering::Relaxed) - f.first;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let delivered = |f: &Fanout| f.tallies.iter().map(|t| t.events.load(Ordering::Relaxed)).sum::<u64>();
+    let delivered = |f: &Fanout| {
+        f.tallies
+            .iter()
+            .map(|t| t.events.load(Ordering::Relaxed))
+            .sum::<u64>()
+    };
     let caught_up = Instant::now();
+    // Wait until everything arrived, a watcher failed, or nothing moved for 3 s.
+    let mut last_change = (delivered(&f), Instant::now());
     while delivered(&f) < expected * WATCHERS as u64
-        && Instant::now() < deadline
         && !f.tallies.iter().any(|t| t.failed.load(Ordering::Relaxed))
     {
         std::thread::sleep(Duration::from_millis(5));
+        let d = delivered(&f);
+        if d != last_change.0 {
+            last_change = (d, Instant::now());
+        } else if last_change.1.elapsed() > Duration::from_secs(3) {
+            break;
+        }
     }
     let lag = caught_up.elapsed();
     let got = delivered(&f);
-    let complete = f.tallies.iter().filter(|t| t.events.load(Ordering::Relaxed) == expected).count();
-    let failed = f.tallies.iter().filter(|t| t.failed.load(Ordering::Relaxed)).count();
-    let out_of_order: u64 = f.tallies.iter().map(|t| t.out_of_order.load(Ordering::Relaxed)).sum();
+    let complete = f
+        .tallies
+        .iter()
+        .filter(|t| t.events.load(Ordering::Relaxed) == expected)
+        .count();
+    let failed = f
+        .tallies
+        .iter()
+        .filter(|t| t.failed.load(Ordering::Relaxed))
+        .count();
+    let out_of_order: u64 = f
+        .tallies
+        .iter()
+        .map(|t| t.out_of_order.load(Ordering::Relaxed))
+        .sum();
     println!(
-        "watch_fanout_{WATCHERS}: delivered {got}/{} events ({complete}/{WATCHERS} watchers complete, {failed} ended with an error, {out_of_order} out of order; drained {lag:.2?} after the last commit) {}",
+        "watch_fanout_{WATCHERS}: delivered {got}/{} events ({complete}/{WATCHERS} watchers complete, {failed} ended with an error, {out_of_order} out of order; waited {lag:.2?} after the last commit) {}",
         expected * WATCHERS as u64,
-        if got == expected * WATCHERS as u64 && failed == 0 && out_of_order == 0 { "OK" } else { "MISMATCH" },
+        if got == expected * WATCHERS as u64 && failed == 0 && out_of_order == 0 {
+            "OK"
+        } else {
+            "MISMATCH"
+        },
     );
     let Fanout { store, tasks, .. } = f;
     let Store { engine, _dir, .. } = store;

@@ -8,7 +8,9 @@ use std::time::Instant;
 use cairn_engine::{Engine, KeyRange, Options, RangeOptions, Revision, Txn};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = std::env::args().nth(1).unwrap_or_else(|| "./cairn-data".into());
+    let dir = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "./cairn-data".into());
     let engine = Engine::open(&dir, Options::default())?;
     println!("opened {dir} at revision {}", engine.current_revision());
     let start_rev = engine.current_revision();
@@ -22,18 +24,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             s.spawn(move || {
                 for i in 0..per_thread {
                     let key = format!("/demo/{t:02}/{i:04}");
-                    engine.commit_blocking(Txn::new().put(key, vec![b'x'; 500])).expect("commit");
+                    engine
+                        .commit_blocking(Txn::new().put(key, vec![b'x'; 500]))
+                        .expect("commit");
                 }
             });
         }
     });
     let n = 64 * per_thread;
     let secs = t0.elapsed().as_secs_f64();
-    println!("{n} durable puts from 64 threads in {secs:.2}s ({:.0} puts/s)", f64::from(n) / secs);
+    println!(
+        "{n} durable puts from 64 threads in {secs:.2}s ({:.0} puts/s)",
+        f64::from(n) / secs
+    );
 
     let t0 = Instant::now();
     let all = engine.range(&KeyRange::prefix(b"/demo/"), RangeOptions::default())?;
-    println!("range over {} keys in {:.2} ms", all.items.len(), t0.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "range over {} keys in {:.2} ms",
+        all.items.len(),
+        t0.elapsed().as_secs_f64() * 1e3
+    );
 
     let mut watch = engine.watch(KeyRange::prefix(b"/demo/00/"), start_rev)?;
     let mut replayed = 0;
@@ -48,7 +59,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stats = engine.stats();
     println!(
         "compacted at {}: {} live keys, {} versions, {} segments, {} bytes on disk",
-        stats.compacted_revision, stats.live_keys, stats.versions, stats.segments, stats.bytes_on_disk
+        stats.compacted_revision,
+        stats.live_keys,
+        stats.versions,
+        stats.segments,
+        stats.bytes_on_disk
     );
     drop(watch);
     engine.close();

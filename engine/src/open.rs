@@ -206,7 +206,7 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         last_time: 0,
         expiring: HashMap::new(),
     };
-    let mut segments = SegmentTable::new();
+    let mut segments = SegmentTable::default();
     let mut active = None;
     let count = manifest.segments.len();
     for (i, &id) in manifest.segments.iter().enumerate() {

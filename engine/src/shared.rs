@@ -8,6 +8,7 @@
 //! compactor (swapping segments), and `compaction`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -25,8 +26,30 @@ use crate::revision::Revision;
 use crate::segment::Segment;
 use crate::watch::hub::Hub;
 
-/// Mapped segments by id.
-pub(crate) type SegmentTable = HashMap<u32, Arc<Segment>>;
+/// Mapped segments by id. Looked up once per record read, so it hashes its
+/// small integer ids with one multiplication instead of SipHash.
+pub(crate) type SegmentTable = HashMap<u32, Arc<Segment>, BuildHasherDefault<IdHasher>>;
+
+/// Fibonacci hashing of a `u32` id (spreads sequential ids over the high bits
+/// hashbrown uses).
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u32(&mut self, id: u32) {
+        self.0 = u64::from(id).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
 
 pub(crate) struct Shared {
     pub dir: PathBuf,
