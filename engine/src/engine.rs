@@ -13,6 +13,7 @@ use crate::commit::writer::Writer;
 use crate::commit::{Pending, Queue};
 use crate::compaction::{self, reclaim::ReclaimStats};
 use crate::error::{Error, Result};
+use crate::housekeeping::{self, Jobs};
 use crate::lease::{ExpiryQueue, run_reaper};
 use crate::lock::DirLock;
 use crate::open::recover;
@@ -84,7 +85,14 @@ impl Handle {
             let _r = self.reclaim.requested.lock();
             self.reclaim.cv.notify_all();
         }
-        for t in self.threads.lock().drain(..) {
+        let mut threads = std::mem::take(&mut *self.threads.lock());
+        let housekeeper = threads.pop();
+        for t in threads {
+            let _ = t.join();
+        }
+        // Last: the threads above may still have queued sidecars to write.
+        self.shared.housekeeping.stop();
+        if let Some(t) = housekeeper {
             let _ = t.join();
         }
         self.shared.hub.close();
@@ -155,6 +163,7 @@ impl Engine {
             manifest: Mutex::new(rec.manifest),
             queue: Queue::default(),
             expiry: ExpiryQueue::default(),
+            housekeeping: Jobs::default(),
             compaction: Mutex::new(()),
             closed: AtomicBool::new(false),
             failure: Mutex::new(None),
@@ -174,6 +183,9 @@ impl Engine {
                 let (s, r) = (Arc::clone(&shared), Arc::clone(&reclaim));
                 threads.push(spawn("cairn-reclaim", move || run_reclaimer(&s, &r))?);
             }
+            // Must stay the last thread: shutdown stops it after the others.
+            let s = Arc::clone(&shared);
+            threads.push(spawn("cairn-housekeeping", move || housekeeping::run(&s))?);
         }
         Ok(Engine {
             handle: Arc::new(Handle {

@@ -32,6 +32,7 @@ mod compaction;
 mod engine;
 mod error;
 mod failpoint;
+mod housekeeping;
 mod index;
 mod lease;
 mod lock;

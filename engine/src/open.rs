@@ -269,16 +269,8 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         )?);
         let start = FILE_HEADER_LEN.min(usize::try_from(len).unwrap_or(0));
         if last {
-            let mut entries = Vec::new();
             let end = scan(&path, seg.bytes(), start, true, max_body, |v| {
-                replay.apply(&seg, &v, &path)?;
-                let from = v.offset as usize;
-                push_sidecar_entry(
-                    &mut entries,
-                    v.offset,
-                    &seg.bytes()[from..from + v.len as usize],
-                );
-                Ok(())
+                replay.apply(&seg, &v, &path)
             })?;
             if let Some(reason) = end.torn {
                 tracing::warn!(file = %path.display(), offset = end.valid_len, reason, dropped = len - end.valid_len,
@@ -296,7 +288,6 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
                     file,
                     end.valid_len,
                     capacity,
-                    entries,
                 ));
             }
         } else {

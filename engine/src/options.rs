@@ -35,6 +35,12 @@ pub struct Options {
     pub background_reclaim: bool,
     /// How long the expiry reaper sleeps at most between checks.
     pub expiry_poll: Duration,
+    /// A segment retired by compaction is shrunk by this many bytes at a time
+    /// before it is deleted, pausing `retire_pause` between steps: freeing a
+    /// large file at once stalls other writers' fdatasync.
+    pub retire_step_bytes: u64,
+    /// Pause between two shrink steps of a retired segment.
+    pub retire_pause: Duration,
 }
 
 impl Default for Options {
@@ -49,6 +55,8 @@ impl Default for Options {
             compaction_keys_per_lock: 4096,
             background_reclaim: true,
             expiry_poll: Duration::from_secs(1),
+            retire_step_bytes: 4 << 20,
+            retire_pause: Duration::from_millis(2),
         }
     }
 }

@@ -18,6 +18,7 @@ use parking_lot::{Mutex, RwLock};
 use crate::codec::Manifest;
 use crate::commit::Queue;
 use crate::error::{Error, Result};
+use crate::housekeeping::Jobs;
 use crate::index::{Index, Loc};
 use crate::lease::ExpiryQueue;
 use crate::options::Options;
@@ -66,6 +67,7 @@ pub(crate) struct Shared {
     pub manifest: Mutex<Manifest>,
     pub queue: Queue,
     pub expiry: ExpiryQueue,
+    pub housekeeping: Jobs,
     /// Serialises compaction passes (index compaction and space reclaim).
     pub compaction: Mutex<()>,
     pub closed: AtomicBool,

@@ -334,8 +334,8 @@ fn reclaim_gives_space_back_and_stats_follow() {
         .range(&KeyRange::prefix(b"/s/"), RangeOptions::default())
         .expect("range");
     assert_eq!(all.items.len(), 50);
-    let files = std::fs::read_dir(dir.path()).expect("ls").count();
     drop(e);
+    let files = std::fs::read_dir(dir.path()).expect("ls").count();
     let e = Engine::open(dir.path(), opts).expect("reopen");
     assert_eq!(e.stats().live_keys, 50);
     assert_eq!(

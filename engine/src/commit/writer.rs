@@ -2,19 +2,18 @@
 //! create_revision/version), appends their records, syncs once, then applies
 //! them to the index, tells watchers and answers the callers.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use tokio::sync::oneshot;
 
-use crate::codec::{
-    FILE_HEADER_LEN, OpHeader, OpKind, RecordBuilder, push_sidecar_entry, record_len,
-};
+use crate::codec::{FILE_HEADER_LEN, OpHeader, OpKind, RecordBuilder, record_len};
 use crate::commit::Pending;
 use crate::error::{Error, Result};
+use crate::housekeeping::Job;
 use crate::index::revlog::TxnRef;
 use crate::index::{Index, Loc, Version};
 use crate::manifest;
@@ -219,12 +218,11 @@ impl Writer {
                 self.shared.options.max_txn_bytes
             )));
         }
-        for (i, a) in txn.ops.iter().enumerate() {
-            if txn.ops[..i].iter().any(|b| b.key() == a.key()) {
-                return Err(Error::InvalidArgument(
-                    "a key appears twice in one transaction".into(),
-                ));
-            }
+        let mut keys = HashSet::with_capacity(txn.ops.len());
+        if !txn.ops.iter().all(|op| keys.insert(op.key())) {
+            return Err(Error::InvalidArgument(
+                "a key appears twice in one transaction".into(),
+            ));
         }
         let (states, guard_failure) = {
             let segments = self.shared.segments.read();
@@ -337,11 +335,6 @@ impl Writer {
             }
         }
         builder.finish(&mut self.buf);
-        push_sidecar_entry(
-            &mut self.active.sidecar,
-            offset_of(record_start),
-            &self.buf[record_start..],
-        );
         self.active.seg.note_record(rev);
         Ok(Outcome::Write {
             rev,
@@ -357,7 +350,10 @@ impl Writer {
             self.active.append(&self.buf)?;
             self.buf.clear();
         }
-        self.active.seal(&self.shared.dir)?;
+        self.active.seal()?;
+        self.shared
+            .housekeeping
+            .push(Job::Sidecar(Arc::clone(&self.active.seg)));
         crate::failpoint::hit("roll:sealed");
         let capacity = self
             .shared

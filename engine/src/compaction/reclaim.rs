@@ -16,14 +16,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::codec::{
-    FILE_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, RecordBuilder, RecordRead, push_sidecar_entry,
-    read_record, walk_body,
+    FILE_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, RecordBuilder, RecordRead, read_record, walk_body,
 };
 use crate::error::{Error, Result};
+use crate::housekeeping::Job;
 use crate::index::Loc;
 use crate::manifest;
-use crate::segment::writer::{ActiveSegment, sync_dir};
-use crate::segment::{Segment, segment_path, sidecar_path};
+use crate::segment::writer::ActiveSegment;
+use crate::segment::{Segment, segment_path, sidecar, sidecar_path};
 use crate::shared::Shared;
 
 /// What one reclaim pass did.
@@ -152,7 +152,6 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
                 b.finish(&mut buf);
                 let out = output_with_room(shared, &mut outputs, buf.len() as u64)?;
                 let base = u32::try_from(out.written).expect("segments stay below 4 GiB");
-                push_sidecar_entry(&mut out.sidecar, base, &buf);
                 out.append(&buf)?;
                 out.seg.note_record(header.revision);
                 for (key, old, p) in placed {
@@ -172,7 +171,9 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
         }
     }
     for out in &mut outputs {
-        out.seal(&shared.dir)?;
+        out.seal()?;
+        let entries = sidecar::build(&out.seg, max_body)?;
+        sidecar::write(&shared.dir, u64::from(out.seg.id), &entries)?;
     }
     crate::failpoint::hit("reclaim:outputs-written");
     let out_ids: Vec<u64> = outputs.iter().map(|o| u64::from(o.seg.id)).collect();
@@ -208,20 +209,14 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
             segments.remove(&s.id);
         }
     }
-    for id in &in_ids {
-        for path in [
-            segment_path(&shared.dir, *id),
-            sidecar_path(&shared.dir, *id),
-        ] {
-            if let Err(e) = std::fs::remove_file(&path)
-                && e.kind() != std::io::ErrorKind::NotFound
-            {
-                return Err(Error::io("remove", path, e));
-            }
-            crate::failpoint::hit("reclaim:input-file-removed");
-        }
+    // Deleted by the housekeeper once no reader maps them (see housekeeping).
+    for seg in &inputs {
+        let id = u64::from(seg.id);
+        shared.housekeeping.push(Job::Retire {
+            files: vec![segment_path(&shared.dir, id), sidecar_path(&shared.dir, id)],
+            mapped: seg.mapped.clone(),
+        });
     }
-    sync_dir(&shared.dir)?;
     Ok(ReclaimStats {
         segments_in: inputs.len(),
         segments_out: outputs.len(),

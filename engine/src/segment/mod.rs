@@ -12,9 +12,10 @@ pub(crate) mod writer;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
-use memmap2::MmapOptions;
+use memmap2::{Mmap, MmapOptions};
 
 use crate::codec::{OP_HEADER_LEN, OpHeader, OpKind};
 use crate::error::{Error, Result};
@@ -31,12 +32,28 @@ pub(crate) fn sidecar_path(dir: &Path, id: u64) -> PathBuf {
     dir.join(format!("{id:016x}.idx"))
 }
 
+/// Owns a segment's mapping; `alive` dies with it, so the housekeeper can
+/// tell when no reader holds a byte of a retired segment any more.
+struct MapOwner {
+    mmap: Mmap,
+    _alive: Arc<()>,
+}
+
+impl AsRef<[u8]> for MapOwner {
+    fn as_ref(&self) -> &[u8] {
+        &self.mmap
+    }
+}
+
 /// A mapped segment. Readers hold it through an `Arc`; a value handed out as
 /// `Bytes` keeps the mapping alive after compaction has unlinked the file.
 pub(crate) struct Segment {
     pub id: u32,
     pub path: PathBuf,
     map: Bytes,
+    /// Upgradable while anything (this segment or a value handed out) still
+    /// holds the mapping.
+    pub mapped: Weak<()>,
     /// Bytes of whole, durable records (the file may be longer while a write
     /// is in flight, never shorter).
     committed: AtomicU64,
@@ -66,10 +83,16 @@ impl Segment {
         // engine only reads below `committed`, which lies inside the file.
         let mmap = unsafe { MmapOptions::new().len(len).map(file) }
             .map_err(|e| Error::io("mmap", &path, e))?;
+        let alive = Arc::new(());
+        let mapped = Arc::downgrade(&alive);
         Ok(Segment {
             id,
             path,
-            map: Bytes::from_owner(mmap),
+            map: Bytes::from_owner(MapOwner {
+                mmap,
+                _alive: alive,
+            }),
+            mapped,
             committed: AtomicU64::new(committed),
             dead_bytes: AtomicU64::new(0),
             records: AtomicU64::new(0),

@@ -1,4 +1,4 @@
-//! The active segment: appends, syncs, and sealing (with its sidecar).
+//! The active segment: appends, syncs, and sealing.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use crate::codec::{FILE_HEADER_LEN, SEGMENT_MAGIC, encode_file_header};
 use crate::error::{Error, Result};
-use crate::segment::{Segment, segment_path, sidecar};
+use crate::segment::{Segment, segment_path};
 
 /// The segment the writer appends to.
 pub(crate) struct ActiveSegment {
@@ -18,8 +18,6 @@ pub(crate) struct ActiveSegment {
     pub written: u64,
     /// Mapped capacity; a record that would end past it starts a new segment.
     pub capacity: u64,
-    /// Sidecar entries of every record in the segment so far.
-    pub sidecar: Vec<u8>,
 }
 
 impl ActiveSegment {
@@ -45,24 +43,16 @@ impl ActiveSegment {
             file,
             written: FILE_HEADER_LEN as u64,
             capacity,
-            sidecar: Vec::new(),
         })
     }
 
     /// Resumes appending to a recovered segment of `len` valid bytes.
-    pub(crate) fn resume(
-        seg: Arc<Segment>,
-        file: File,
-        len: u64,
-        capacity: u64,
-        sidecar: Vec<u8>,
-    ) -> ActiveSegment {
+    pub(crate) fn resume(seg: Arc<Segment>, file: File, len: u64, capacity: u64) -> ActiveSegment {
         ActiveSegment {
             seg,
             file,
             written: len,
             capacity,
-            sidecar,
         }
     }
 
@@ -92,13 +82,12 @@ impl ActiveSegment {
         self.seg.set_committed(self.written);
     }
 
-    /// Syncs the segment and writes its sidecar; the segment becomes sealed.
-    pub(crate) fn seal(&mut self, dir: &Path) -> Result<()> {
+    /// Syncs the segment; it takes no more appends. Its sidecar is written
+    /// afterwards, off the commit path (see `housekeeping`).
+    pub(crate) fn seal(&mut self) -> Result<()> {
         self.sync()?;
         self.publish();
-        sidecar::write(dir, u64::from(self.seg.id), &self.sidecar)?;
         self.seg.sealed.store(true, Ordering::Release);
-        self.sidecar = Vec::new();
         Ok(())
     }
 }
