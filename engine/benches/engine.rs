@@ -312,15 +312,20 @@ fn start_fanout(rt: &Runtime) -> Fanout {
             .expect("watch");
         let t = Arc::clone(&tally);
         tasks.push(rt.spawn(async move {
+            // Whole commit batches, shared by every watcher (no per-event
+            // copies); tallies are updated once per batch.
             let mut last = Revision::ZERO;
-            while let Some(ev) = w.next().await {
-                match ev {
-                    Ok(ev) => {
-                        if ev.revision <= last {
-                            t.out_of_order.fetch_add(1, Ordering::Relaxed);
+            while let Some(batch) = w.next_batch().await {
+                match batch {
+                    Ok(batch) => {
+                        let (mut n, mut disordered) = (0, 0);
+                        for ev in batch.iter() {
+                            disordered += u64::from(ev.revision <= last);
+                            last = ev.revision;
+                            n += 1;
                         }
-                        last = ev.revision;
-                        t.events.fetch_add(1, Ordering::Relaxed);
+                        t.out_of_order.fetch_add(disordered, Ordering::Relaxed);
+                        t.events.fetch_add(n, Ordering::Relaxed);
                     }
                     Err(e) => {
                         eprintln!("watcher ended: {e}");

@@ -56,4 +56,4 @@ pub use record::{Event, EventKind, KeyRange, KeyValue, prefix_end};
 pub use revision::Revision;
 pub use stats::Stats;
 pub use txn::{Committed, Guard, Op, Txn};
-pub use watch::Watch;
+pub use watch::{Events, Watch};

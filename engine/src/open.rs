@@ -92,11 +92,18 @@ impl Replayer {
         self.last_time = self.last_time.max(header.time_micros);
         seg.note_record(rev);
         if rev > self.compacted {
-            self.index.revlog.push(TxnRef {
+            let pushed = self.index.revlog.push(TxnRef {
                 rev,
                 time_micros: header.time_micros,
                 loc: Loc::put(seg.id, v.offset),
             });
+            if !pushed {
+                return Err(Error::corrupt(
+                    source,
+                    u64::from(v.offset),
+                    format!("revision {rev} leaves a gap after the compaction point"),
+                ));
+            }
         }
         Ok(())
     }
@@ -322,6 +329,7 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
             dead.push(v.loc)
         });
     Shared::note_dead(&segments, &dead);
+    replay.index.pack();
     let index = replay.index;
     let expiring = replay
         .expiring

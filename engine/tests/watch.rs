@@ -261,3 +261,60 @@ fn async_watch_under_tokio() {
         assert_eq!(reader.await.expect("reader"), 100);
     });
 }
+
+#[test]
+fn batches_hand_out_the_same_events_as_single_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = engine(dir.path(), Options::no_sync());
+    for i in 0..30 {
+        e.commit_blocking(
+            Txn::new()
+                .put(format!("/b/{}", i % 7), format!("{i}"))
+                .put(format!("/other/{i}"), "x"),
+        )
+        .expect("history");
+    }
+    let mut singles = e
+        .watch(KeyRange::prefix(b"/b/"), Revision(10))
+        .expect("watch");
+    let mut batched = e
+        .watch(KeyRange::prefix(b"/b/"), Revision(10))
+        .expect("watch");
+    let writers: Vec<_> = (0..8)
+        .map(|t| {
+            let e = e.clone();
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    e.commit_blocking(
+                        Txn::new()
+                            .put(format!("/b/{t}-{i}"), "v")
+                            .put(format!("/other/{t}-{i}"), "x"),
+                    )
+                    .expect("live");
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().expect("writer");
+    }
+    let total = 20 + 8 * 50;
+    let mut from_singles = Vec::new();
+    while from_singles.len() < total {
+        from_singles.push(singles.blocking_next().expect("open").expect("event"));
+    }
+    let mut from_batches = Vec::new();
+    let mut batches = 0;
+    while from_batches.len() < total {
+        let batch = batched.blocking_next_batch().expect("open").expect("batch");
+        from_batches.extend(batch.iter().cloned());
+        batches += 1;
+    }
+    assert_eq!(from_batches, from_singles);
+    assert!(from_batches.iter().all(|ev| ev.key.starts_with(b"/b/")));
+    assert!(
+        batches < total,
+        "group commits arrive as batches ({batches} for {total} events)"
+    );
+    assert!(batched.try_next_batch().is_none() && singles.try_next().is_none());
+}

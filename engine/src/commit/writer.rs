@@ -400,11 +400,12 @@ impl Writer {
                             index.push(op.key(), Version { rev: *rev, loc });
                         }
                     }
-                    index.revlog.push(TxnRef {
+                    let contiguous = index.revlog.push(TxnRef {
                         rev: *rev,
                         time_micros: *time,
                         loc: *record,
                     });
+                    debug_assert!(contiguous, "the writer assigns revisions one by one");
                     last_rev = Some(*rev);
                 }
             }

@@ -32,24 +32,79 @@ enum Feed {
     Ended(Option<Error>),
 }
 
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a transient return value, never stored"
-)]
+/// A batch received but not fully handed out.
+struct Queued {
+    batch: Arc<EventBatch>,
+    /// Events below this revision were already delivered from history.
+    from_rev: u64,
+    cursor: usize,
+}
+
+impl Queued {
+    fn matches(&self, e: &Event, range: &KeyRange) -> bool {
+        e.revision.get() >= self.from_rev && range.contains(&e.key)
+    }
+
+    /// Moves the cursor to the next event for this watch; `false` if none is left.
+    fn seek(&mut self, range: &KeyRange) -> bool {
+        while let Some(e) = self.batch.events.get(self.cursor) {
+            if self.matches(e, range) {
+                return true;
+            }
+            self.cursor += 1;
+        }
+        false
+    }
+}
+
+/// The events of one commit batch (or one step of history) for a watch, in
+/// revision order, shared with every other watcher of that batch: handing a
+/// batch to a thousand watchers copies nothing.
+pub struct Events {
+    queued: Queued,
+    range: Arc<KeyRange>,
+}
+
+impl Events {
+    /// The events, in revision order.
+    pub fn iter(&self) -> impl Iterator<Item = &Event> {
+        self.queued.batch.events[self.queued.cursor..]
+            .iter()
+            .filter(|e| self.queued.matches(e, &self.range))
+    }
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// Whether a watch has something to hand out.
+enum Fill {
+    Ready,
+    Ended(Option<Error>),
+    /// Only from the non-blocking variants: nothing yet.
+    Empty,
+}
+
 enum Step {
-    Ready(Option<Result<Event>>),
+    Ready,
+    Ended(Option<Error>),
     Receive,
 }
 
-/// A stream of events; see the module docs. Use [`Watch::next`] from async
-/// code and [`Watch::blocking_next`] from plain threads.
+/// A stream of events; see the module docs. From async code use
+/// [`Watch::next`] / [`Watch::next_batch`]; from plain threads the `blocking_`
+/// variants; `try_` variants never wait. The batch forms hand out a whole
+/// commit batch without copying an event.
 pub struct Watch {
     shared: Arc<Shared>,
-    range: KeyRange,
-    /// Every event with a revision below this has been delivered or skipped.
+    range: Arc<KeyRange>,
+    /// Every event with a revision below this has been queued or skipped.
     next_rev: u64,
     feed: Feed,
-    pending: VecDeque<Event>,
+    queue: VecDeque<Queued>,
 }
 
 impl std::fmt::Debug for Watch {
@@ -57,23 +112,46 @@ impl std::fmt::Debug for Watch {
         f.debug_struct("Watch")
             .field("range", &self.range)
             .field("next_revision", &self.next_rev)
-            .field("pending", &self.pending.len())
+            .field("queued_batches", &self.queue.len())
             .finish_non_exhaustive()
     }
+}
+
+/// Drives a watch until an event is queued or it ends: `$recv` receives
+/// from the live feed `$rx` (awaiting, blocking or not waiting at all; `None`
+/// means "nothing yet").
+macro_rules! fill_with {
+    ($self:ident, $rx:ident => $recv:expr) => {
+        loop {
+            match $self.step() {
+                Step::Ready => break Fill::Ready,
+                Step::Ended(e) => break Fill::Ended(e),
+                Step::Receive => {
+                    let Feed::Live { rx: $rx, .. } = &mut $self.feed else {
+                        unreachable!("receive only when live")
+                    };
+                    match $recv {
+                        Some(batch) => $self.take(batch),
+                        None => break Fill::Empty,
+                    }
+                }
+            }
+        }
+    };
 }
 
 impl Watch {
     pub(crate) fn new(shared: Arc<Shared>, range: KeyRange, after: Revision) -> Watch {
         Watch {
             shared,
-            range,
+            range: Arc::new(range),
             next_rev: after.get() + 1,
             feed: Feed::History,
-            pending: VecDeque::new(),
+            queue: VecDeque::new(),
         }
     }
 
-    /// The revision of the newest event delivered or passed over.
+    /// The revision of the newest event queued or passed over.
     #[must_use]
     pub fn progress(&self) -> Revision {
         Revision(self.next_rev - 1)
@@ -81,62 +159,85 @@ impl Watch {
 
     /// The next event; `None` once the engine has closed.
     pub async fn next(&mut self) -> Option<Result<Event>> {
-        loop {
-            match self.step() {
-                Step::Ready(item) => return item,
-                Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else {
-                        unreachable!("receive only when live")
-                    };
-                    let batch = rx.recv().await;
-                    self.take(batch);
-                }
-            }
-        }
+        let fill = fill_with!(self, rx => Some(rx.recv().await));
+        self.pop_event(fill)
+    }
+
+    /// The next batch of events; `None` once the engine has closed.
+    pub async fn next_batch(&mut self) -> Option<Result<Events>> {
+        let fill = fill_with!(self, rx => Some(rx.recv().await));
+        self.pop_batch(fill)
     }
 
     /// The next event, blocking the thread (not for use inside an async runtime).
     pub fn blocking_next(&mut self) -> Option<Result<Event>> {
-        loop {
-            match self.step() {
-                Step::Ready(item) => return item,
-                Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else {
-                        unreachable!("receive only when live")
-                    };
-                    let batch = rx.blocking_recv();
-                    self.take(batch);
-                }
-            }
-        }
+        let fill = fill_with!(self, rx => Some(rx.blocking_recv()));
+        self.pop_event(fill)
+    }
+
+    /// The next batch, blocking the thread (not for use inside an async runtime).
+    pub fn blocking_next_batch(&mut self) -> Option<Result<Events>> {
+        let fill = fill_with!(self, rx => Some(rx.blocking_recv()));
+        self.pop_batch(fill)
     }
 
     /// The next event if one is ready without waiting.
     pub fn try_next(&mut self) -> Option<Result<Event>> {
-        loop {
-            match self.step() {
-                Step::Ready(item) => return item,
-                Step::Receive => {
-                    let Feed::Live { rx, .. } = &mut self.feed else {
-                        unreachable!("receive only when live")
-                    };
-                    match rx.try_recv() {
-                        Ok(batch) => self.take(Some(batch)),
-                        Err(mpsc::error::TryRecvError::Empty) => return None,
-                        Err(mpsc::error::TryRecvError::Disconnected) => self.take(None),
-                    }
-                }
+        let fill = fill_with!(self, rx => Self::try_recv(rx));
+        self.pop_event(fill)
+    }
+
+    /// The next batch if one is ready without waiting.
+    pub fn try_next_batch(&mut self) -> Option<Result<Events>> {
+        let fill = fill_with!(self, rx => Self::try_recv(rx));
+        self.pop_batch(fill)
+    }
+
+    fn try_recv(rx: &mut mpsc::Receiver<Arc<EventBatch>>) -> Option<Option<Arc<EventBatch>>> {
+        match rx.try_recv() {
+            Ok(batch) => Some(Some(batch)),
+            Err(mpsc::error::TryRecvError::Empty) => None,
+            Err(mpsc::error::TryRecvError::Disconnected) => Some(None),
+        }
+    }
+
+    fn pop_event(&mut self, fill: Fill) -> Option<Result<Event>> {
+        match fill {
+            Fill::Ready => {
+                let q = self.queue.front_mut().expect("ready means queued");
+                let e = q.batch.events[q.cursor].clone();
+                q.cursor += 1;
+                Some(Ok(e))
             }
+            Fill::Ended(e) => e.map(Err),
+            Fill::Empty => None,
+        }
+    }
+
+    fn pop_batch(&mut self, fill: Fill) -> Option<Result<Events>> {
+        match fill {
+            Fill::Ready => {
+                let queued = self.queue.pop_front().expect("ready means queued");
+                Some(Ok(Events {
+                    queued,
+                    range: Arc::clone(&self.range),
+                }))
+            }
+            Fill::Ended(e) => e.map(Err),
+            Fill::Empty => None,
         }
     }
 
     fn step(&mut self) -> Step {
         loop {
-            if let Some(e) = self.pending.pop_front() {
-                return Step::Ready(Some(Ok(e)));
+            while let Some(q) = self.queue.front_mut() {
+                if q.seek(&self.range) {
+                    return Step::Ready;
+                }
+                self.queue.pop_front();
             }
             match &mut self.feed {
-                Feed::Ended(err) => return Step::Ready(err.take().map(Err)),
+                Feed::Ended(err) => return Step::Ended(err.take()),
                 Feed::Live { .. } => return Step::Receive,
                 Feed::History => {
                     if self.shared.closed.load(Ordering::Acquire) {
@@ -160,15 +261,16 @@ impl Watch {
 
     fn take(&mut self, batch: Option<Arc<EventBatch>>) {
         match batch {
-            Some(b) => {
-                for e in &b.events {
-                    if e.revision.get() >= self.next_rev && self.range.contains(&e.key) {
-                        self.pending.push_back(e.clone());
-                    }
-                }
-                if let Some(last) = b.events.last() {
+            Some(batch) => {
+                let from_rev = self.next_rev;
+                if let Some(last) = batch.events.last() {
                     self.next_rev = self.next_rev.max(last.revision.get() + 1);
                 }
+                self.queue.push_back(Queued {
+                    batch,
+                    from_rev,
+                    cursor: 0,
+                });
             }
             None => {
                 let lagged = matches!(&self.feed, Feed::Live { status, .. } if status.lagged.load(Ordering::Acquire));
@@ -180,7 +282,7 @@ impl Watch {
         }
     }
 
-    /// Reads one bounded step of retained history into `pending`.
+    /// Reads one bounded step of retained history into the queue.
     fn read_history(&mut self) -> Result<()> {
         let to = self.shared.hub.published();
         let segments = self.shared.segments.read();
@@ -192,6 +294,7 @@ impl Watch {
                 compacted: Revision(compacted),
             });
         }
+        let mut events = Vec::new();
         let txns = index.revlog.between(
             self.next_rev,
             to,
@@ -239,7 +342,7 @@ impl Watch {
                     ),
                     OpKind::Delete => (EventKind::Delete, None),
                 };
-                self.pending.push_back(Event {
+                events.push(Event {
                     kind,
                     key,
                     revision: Revision(t.rev),
@@ -247,6 +350,13 @@ impl Watch {
                     prev,
                 });
             }
+        }
+        if !events.is_empty() {
+            self.queue.push_back(Queued {
+                batch: Arc::new(EventBatch::new(events)),
+                from_rev: 0,
+                cursor: 0,
+            });
         }
         self.next_rev = match txns.last() {
             Some(t) => t.rev + 1,
