@@ -13,6 +13,7 @@ use crate::codec::{
     encode_file_header, push_sidecar_entry, u64_at, walk_body,
 };
 use crate::error::{Error, Result};
+use crate::index::builder::IndexBuilder;
 use crate::index::revlog::TxnRef;
 use crate::index::{Index, Loc, Version};
 use crate::manifest;
@@ -37,7 +38,7 @@ pub(crate) struct Recovered {
 
 /// Rebuilds index state record by record, checking that revisions only grow.
 struct Replayer {
-    index: Index,
+    index: IndexBuilder,
     compacted: u64,
     last_rev: u64,
     last_time: u64,
@@ -90,7 +91,7 @@ impl Replayer {
         .map_err(|reason| Error::corrupt(source, u64::from(v.offset), reason))?;
         self.last_rev = rev;
         self.last_time = self.last_time.max(header.time_micros);
-        seg.note_record(rev);
+        seg.note_record(rev, u64::from(header.op_count));
         if rev > self.compacted {
             let pushed = self.index.revlog.push(TxnRef {
                 rev,
@@ -207,7 +208,7 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         remove_orphans(dir, &manifest.segments.iter().copied().collect())?;
     }
     let mut replay = Replayer {
-        index: Index::default(),
+        index: IndexBuilder::default(),
         compacted: manifest.compacted_revision,
         last_rev: 0,
         last_time: 0,
@@ -299,9 +300,8 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
             }
         } else {
             seg.sealed.store(true, std::sync::atomic::Ordering::Release);
-            let side = sidecar::load(dir, id, len, |v| {
-                replay.apply(&seg, &v, &sidecar_path(dir, id))
-            })?;
+            let side_path = sidecar_path(dir, id);
+            let side = sidecar::load(dir, id, len, |v| replay.apply(&seg, &v, &side_path))?;
             if let Err(why) = side {
                 tracing::warn!(segment = %path.display(), reason = why.0, "sidecar unusable; scanning the segment");
                 let mut entries = Vec::new();
@@ -322,15 +322,12 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         }
         segments.insert(sid, seg);
     }
+    let mut index = replay.index.finish();
     let mut dead = Vec::new();
-    replay
-        .index
-        .compact_some(manifest.compacted_revision, b"", usize::MAX, |v| {
-            dead.push(v.loc)
-        });
+    index.compact_some(manifest.compacted_revision, b"", usize::MAX, |v| {
+        dead.push(v.loc)
+    });
     Shared::note_dead(&segments, &dead);
-    replay.index.pack();
-    let index = replay.index;
     let expiring = replay
         .expiring
         .into_iter()

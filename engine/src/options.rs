@@ -41,6 +41,9 @@ pub struct Options {
     pub retire_step_bytes: u64,
     /// Pause between two shrink steps of a retired segment.
     pub retire_pause: Duration,
+    /// Space reclaim reads old segments at most this fast, so it leaves CPU
+    /// and disk to committers (0 = unlimited).
+    pub reclaim_scan_bytes_per_sec: u64,
 }
 
 impl Default for Options {
@@ -52,11 +55,12 @@ impl Default for Options {
             watch_buffer_batches: 4096,
             watch_catchup_revisions: 512,
             reclaim_min_ratio: 0.25,
-            compaction_keys_per_lock: 4096,
+            compaction_keys_per_lock: 512,
             background_reclaim: true,
             expiry_poll: Duration::from_secs(1),
             retire_step_bytes: 4 << 20,
             retire_pause: Duration::from_millis(2),
+            reclaim_scan_bytes_per_sec: 512 << 20,
         }
     }
 }

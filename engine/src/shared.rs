@@ -121,14 +121,11 @@ impl Shared {
             .key_value(loc.offset, mod_revision)
     }
 
-    /// Adds the size of dropped versions to their segments' reclaimable bytes.
+    /// Counts dropped versions against their segments.
     pub(crate) fn note_dead(segments: &SegmentTable, locs: &[Loc]) {
         for loc in locs {
             if let Some(seg) = segments.get(&loc.segment()) {
-                let len = seg
-                    .op_header(loc.offset)
-                    .map_or(0, |h| h.stored_len() as u64);
-                seg.dead_bytes.fetch_add(len, Ordering::Relaxed);
+                seg.dead_ops.fetch_add(1, Ordering::Relaxed);
             }
         }
     }

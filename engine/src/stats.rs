@@ -24,9 +24,8 @@ pub struct Stats {
     pub segments: u64,
     /// Bytes in segment files.
     pub bytes_on_disk: u64,
-    /// Bytes of ops dropped by compaction but not yet rewritten away (the
-    /// 28-byte framing of their records is not counted, so a rewrite gives
-    /// back somewhat more).
+    /// Estimated bytes a rewrite of compacted segments would give back
+    /// (each segment's size times its share of dropped ops).
     pub bytes_reclaimable: u64,
     /// Keys waiting to expire.
     pub expiring_keys: u64,
@@ -41,7 +40,7 @@ impl Stats {
         for s in segments.values() {
             records += s.records.load(Ordering::Relaxed);
             bytes += s.committed();
-            dead += s.dead_bytes.load(Ordering::Relaxed);
+            dead += s.reclaimable_bytes();
         }
         let index = shared.index.read();
         Stats {

@@ -335,7 +335,9 @@ impl Writer {
             }
         }
         builder.finish(&mut self.buf);
-        self.active.seg.note_record(rev);
+        self.active
+            .seg
+            .note_record(rev, ops.iter().filter(|o| o.loc.is_some()).count() as u64);
         Ok(Outcome::Write {
             rev,
             time,

@@ -51,6 +51,8 @@ pub(crate) fn compact(shared: &Shared, at: u64) -> Result<()> {
             |v| dead.push(v.loc),
         );
         Shared::note_dead(&shared.segments.read(), &dead);
+        // Let a waiting committer take the index lock before the next chunk.
+        std::thread::yield_now();
         match next {
             Some(k) => from = k,
             None => return Ok(()),

@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use crate::codec::{
     FILE_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, RecordBuilder, RecordRead, read_record, walk_body,
@@ -83,10 +84,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
     let compacted = shared.compacted();
     let inputs = candidates(shared, compacted);
     let bytes_in: u64 = inputs.iter().map(|s| s.committed()).sum();
-    let dead: u64 = inputs
-        .iter()
-        .map(|s| s.dead_bytes.load(Ordering::Relaxed))
-        .sum();
+    let dead: u64 = inputs.iter().map(|s| s.reclaimable_bytes()).sum();
     if inputs.is_empty()
         || dead == 0
         || (!force && (dead as f64) < bytes_in as f64 * shared.options.reclaim_min_ratio)
@@ -97,10 +95,12 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
     let mut moves = Vec::new();
     let mut buf = Vec::new();
     let max_body = usize::try_from(shared.options.max_txn_bytes).unwrap_or(usize::MAX);
+    let mut pace = Pace::new(shared.options.reclaim_scan_bytes_per_sec);
     for seg in &inputs {
         let bytes = seg.bytes();
         let mut pos = FILE_HEADER_LEN;
         while pos < bytes.len() {
+            pace.step(pos as u64);
             let RecordRead::Ok { body, len, .. } = read_record(bytes, pos, max_body) else {
                 return Err(Error::corrupt(
                     &seg.path,
@@ -153,7 +153,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
                 let out = output_with_room(shared, &mut outputs, buf.len() as u64)?;
                 let base = u32::try_from(out.written).expect("segments stay below 4 GiB");
                 out.append(&buf)?;
-                out.seg.note_record(header.revision);
+                out.seg.note_record(header.revision, kept.len() as u64);
                 for (key, old, p) in placed {
                     let new = old.moved_to(
                         out.seg.id,
@@ -169,6 +169,7 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
             }
             pos += len;
         }
+        pace.finish_segment(bytes.len() as u64);
     }
     for out in &mut outputs {
         out.seal()?;
@@ -246,4 +247,41 @@ fn output_with_room<'a>(
         outputs.push(ActiveSegment::create(&shared.dir, id, capacity)?);
     }
     Ok(outputs.last_mut().expect("just ensured"))
+}
+
+/// Keeps the scan at or below a byte rate by sleeping once per MiB.
+struct Pace {
+    bytes_per_sec: u64,
+    started: Instant,
+    /// Bytes of segments already finished.
+    done: u64,
+    /// Scan position (within the current segment) at the last check.
+    checked: u64,
+}
+
+impl Pace {
+    fn new(bytes_per_sec: u64) -> Pace {
+        Pace {
+            bytes_per_sec,
+            started: Instant::now(),
+            done: 0,
+            checked: 0,
+        }
+    }
+
+    fn step(&mut self, pos: u64) {
+        if self.bytes_per_sec == 0 || pos < self.checked + (1 << 20) {
+            return;
+        }
+        self.checked = pos;
+        let due = Duration::from_secs_f64((self.done + pos) as f64 / self.bytes_per_sec as f64);
+        if let Some(ahead) = due.checked_sub(self.started.elapsed()) {
+            std::thread::sleep(ahead);
+        }
+    }
+
+    fn finish_segment(&mut self, len: u64) {
+        self.done += len;
+        self.checked = 0;
+    }
 }

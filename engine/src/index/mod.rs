@@ -4,6 +4,7 @@
 //! Guarded by one `RwLock` in the engine; only the writer thread and the
 //! compactor take it for writing, and never while doing I/O.
 
+pub(crate) mod builder;
 pub(crate) mod key_history;
 pub(crate) mod revlog;
 
@@ -53,19 +54,22 @@ impl Index {
         self.keys.get(key)
     }
 
-    /// Rebuilds the key map from its own sorted contents. Replay inserts keys
-    /// in revision order, which leaves B-tree nodes about half full; a sorted
-    /// rebuild packs them (the `scenarios` benchmark's bytes-per-key figure).
-    pub(crate) fn pack(&mut self) {
-        self.keys = std::mem::take(&mut self.keys)
-            .into_iter()
-            .map(|(k, mut h)| {
-                if let History::Many(vs) = &mut h {
-                    vs.shrink_to_fit();
-                }
-                (k, h)
-            })
-            .collect();
+    /// An index over entries already sorted by key.
+    pub(crate) fn from_sorted(
+        entries: Vec<(Box<[u8]>, History)>,
+        versions: usize,
+        revlog: RevLog,
+    ) -> Index {
+        let live = entries
+            .iter()
+            .filter(|(_, h)| !h.latest().loc.is_tombstone())
+            .count();
+        Index {
+            keys: entries.into_iter().collect(),
+            live,
+            versions,
+            revlog,
+        }
     }
 
     /// Appends a version (put or tombstone) to a key's history.

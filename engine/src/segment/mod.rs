@@ -57,8 +57,11 @@ pub(crate) struct Segment {
     /// Bytes of whole, durable records (the file may be longer while a write
     /// is in flight, never shorter).
     committed: AtomicU64,
-    /// Bytes whose every op has been dropped by compaction.
-    pub dead_bytes: AtomicU64,
+    /// Ops written to the segment, and ops of them dropped by compaction.
+    /// Counting ops (not bytes) keeps compaction from reading every dropped
+    /// op's header; reclaimable bytes are estimated from the average op size.
+    pub ops: AtomicU64,
+    pub dead_ops: AtomicU64,
     pub records: AtomicU64,
     pub first_revision: AtomicU64,
     pub last_revision: AtomicU64,
@@ -94,7 +97,8 @@ impl Segment {
             }),
             mapped,
             committed: AtomicU64::new(committed),
-            dead_bytes: AtomicU64::new(0),
+            ops: AtomicU64::new(0),
+            dead_ops: AtomicU64::new(0),
             records: AtomicU64::new(0),
             first_revision: AtomicU64::new(0),
             last_revision: AtomicU64::new(0),
@@ -119,11 +123,23 @@ impl Segment {
     }
 
     /// Records a committed record's revision in the segment's bookkeeping.
-    pub(crate) fn note_record(&self, revision: u64) {
+    pub(crate) fn note_record(&self, revision: u64, ops: u64) {
+        self.ops.fetch_add(ops, Ordering::Relaxed);
         if self.records.fetch_add(1, Ordering::Relaxed) == 0 {
             self.first_revision.store(revision, Ordering::Relaxed);
         }
         self.last_revision.store(revision, Ordering::Relaxed);
+    }
+
+    /// Estimated bytes a rewrite would give back.
+    pub(crate) fn reclaimable_bytes(&self) -> u64 {
+        let ops = self.ops.load(Ordering::Relaxed);
+        let dead = self.dead_ops.load(Ordering::Relaxed).min(ops);
+        if ops == 0 {
+            return 0;
+        }
+        let len = self.committed();
+        u64::try_from(u128::from(len) * u128::from(dead) / u128::from(ops)).unwrap_or(len)
     }
 
     /// Decodes the op header at `offset`.

@@ -43,14 +43,27 @@ pub(crate) fn load(
     mut visit: impl FnMut(RecordVisit<'_>) -> Result<()>,
 ) -> Result<std::result::Result<(), Unusable>> {
     let path = sidecar_path(dir, id);
-    let buf = match fs::read(&path) {
-        Ok(b) => b,
+    let file = match File::open(&path) {
+        Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Err(Unusable("missing".into())));
         }
-        Err(e) => return Err(Error::io("read", &path, e)),
+        Err(e) => return Err(Error::io("open", &path, e)),
     };
-    match decode_file_header(&buf, SIDECAR_MAGIC) {
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", &path, e))?
+        .len();
+    if len < FILE_HEADER_LEN as u64 + 4 {
+        return Ok(Err(Unusable("too short".into())));
+    }
+    // Mapped rather than read: sidecars of a large store add up to hundreds of
+    // megabytes, which would otherwise linger in the allocator after open.
+    // SAFETY: sidecars are written whole under a temporary name and renamed;
+    // nothing modifies a sidecar file in place.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mmap", &path, e))?;
+    let buf: &[u8] = &map;
+    match decode_file_header(buf, SIDECAR_MAGIC) {
         Ok(found) if found == id => {}
         other => return Ok(Err(Unusable(format!("bad header: {other:?}")))),
     }
@@ -58,7 +71,7 @@ pub(crate) fn load(
         return Ok(Err(Unusable("too short".into())));
     };
     let entries = &buf[FILE_HEADER_LEN..end];
-    if u32_at(&buf, end) != Some(crc(entries)) {
+    if u32_at(buf, end) != Some(crc(entries)) {
         return Ok(Err(Unusable("checksum mismatch".into())));
     }
     // Validate the whole file before visiting anything, so a bad sidecar
