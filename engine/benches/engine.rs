@@ -8,16 +8,19 @@
 //! Whole run: `cargo bench -p cairn-engine --bench engine` (about a minute and
 //! a half); add `-- --quick` for a smoke run or a name filter such as `-- read/`.
 
+mod common;
+use common::Tally;
+
 use std::cell::{OnceCell, RefCell};
 use std::fs::{File, OpenOptions};
 use std::hint::black_box;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use cairn_engine::{Engine, KeyRange, Options, RangeOptions, Revision, Txn, prefix_end};
+use cairn_engine::{Engine, KeyRange, Options, RangeOptions, Txn, prefix_end};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tempfile::TempDir;
 use tokio::runtime::Runtime;
@@ -281,16 +284,6 @@ fn bench_reads(c: &mut Criterion) {
     g.finish();
 }
 
-/// One watcher's tally.
-#[derive(Default)]
-struct Tally {
-    events: AtomicU64,
-    /// Events whose revision did not follow the previous one's.
-    out_of_order: AtomicU64,
-    /// Whether the watch ended with an error (lagged, compacted).
-    failed: AtomicBool,
-}
-
 struct Fanout {
     store: Store,
     tallies: Vec<Arc<Tally>>,
@@ -302,41 +295,7 @@ struct Fanout {
 fn start_fanout(rt: &Runtime) -> Fanout {
     let store = Store::open("watch-", Options::default());
     let after = store.engine.current_revision();
-    let mut tallies = Vec::new();
-    let mut tasks = Vec::new();
-    for _ in 0..WATCHERS {
-        let tally = Arc::new(Tally::default());
-        let mut w = store
-            .engine
-            .watch(KeyRange::prefix(PREFIX), after)
-            .expect("watch");
-        let t = Arc::clone(&tally);
-        tasks.push(rt.spawn(async move {
-            // Whole commit batches, shared by every watcher (no per-event
-            // copies); tallies are updated once per batch.
-            let mut last = Revision::ZERO;
-            while let Some(batch) = w.next_batch().await {
-                match batch {
-                    Ok(batch) => {
-                        let (mut n, mut disordered) = (0, 0);
-                        for ev in batch.iter() {
-                            disordered += u64::from(ev.revision <= last);
-                            last = ev.revision;
-                            n += 1;
-                        }
-                        t.out_of_order.fetch_add(disordered, Ordering::Relaxed);
-                        t.events.fetch_add(n, Ordering::Relaxed);
-                    }
-                    Err(e) => {
-                        eprintln!("watcher ended: {e}");
-                        t.failed.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                }
-            }
-        }));
-        tallies.push(tally);
-    }
+    let (tallies, tasks) = common::spawn_watchers(rt, &store.engine, PREFIX, after, WATCHERS);
     let first = store.next.load(Ordering::Relaxed);
     Fanout {
         store,

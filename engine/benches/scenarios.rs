@@ -17,6 +17,8 @@
 //! (this binary re-executed with `CAIRN_BENCH_CHILD=open`), so heap left over
 //! from writing the store cannot hide the cost of opening it.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::fs::OpenOptions;
@@ -27,7 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use cairn_engine::{Engine, KeyRange, Options, Revision, Txn};
+use cairn_engine::{Engine, Options, Txn};
 use tempfile::TempDir;
 use tokio::runtime::Runtime;
 
@@ -391,53 +393,12 @@ fn durable_rates(rt: &Runtime, sizes: &Sizes) -> f64 {
     many
 }
 
-/// One watcher's tally.
-#[derive(Default)]
-struct Tally {
-    events: AtomicU64,
-    out_of_order: AtomicU64,
-    failed: AtomicBool,
-}
-
 /// 100 watchers on the prefix while 64 durable committers write.
 fn watch_fanout(rt: &Runtime, sizes: &Sizes, baseline: f64) {
     let dir = bench_dir("watch-");
     let engine = Engine::open(dir.path(), Options::default()).expect("open");
     let after = engine.current_revision();
-    let mut tallies = Vec::new();
-    let mut tasks = Vec::new();
-    for _ in 0..WATCHERS {
-        let tally = Arc::new(Tally::default());
-        let mut w = engine
-            .watch(KeyRange::prefix(PREFIX), after)
-            .expect("watch");
-        let t = Arc::clone(&tally);
-        tasks.push(rt.spawn(async move {
-            // Whole commit batches, shared by every watcher (no per-event
-            // copies); tallies are updated once per batch.
-            let mut last = Revision::ZERO;
-            while let Some(batch) = w.next_batch().await {
-                match batch {
-                    Ok(batch) => {
-                        let (mut n, mut disordered) = (0, 0);
-                        for ev in batch.iter() {
-                            disordered += u64::from(ev.revision <= last);
-                            last = ev.revision;
-                            n += 1;
-                        }
-                        t.out_of_order.fetch_add(disordered, Ordering::Relaxed);
-                        t.events.fetch_add(n, Ordering::Relaxed);
-                    }
-                    Err(e) => {
-                        eprintln!("watcher ended: {e}");
-                        t.failed.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                }
-            }
-        }));
-        tallies.push(tally);
-    }
+    let (tallies, tasks) = common::spawn_watchers(rt, &engine, PREFIX, after, WATCHERS);
     let work = Workload::new(0, VALUE_LEN, u64::MAX);
     let stop = Arc::new(AtomicBool::new(false));
     let run = run_committers(
