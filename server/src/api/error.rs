@@ -1,0 +1,336 @@
+//! `ApiError`: every way a request fails, carrying facts; `http::status` turns
+//! it into a Kubernetes `Status` in one place.
+
+use serde_json::{Value, json};
+
+/// One field-level cause (`details.causes[]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cause {
+    /// Kubernetes cause type, e.g. `FieldValueRequired`.
+    pub reason: String,
+    /// Text after the field, e.g. `Required value`.
+    pub message: String,
+    /// Field path, e.g. `metadata.name`.
+    pub field: String,
+}
+
+impl Cause {
+    #[must_use]
+    pub fn new(reason: &str, field: impl Into<String>, message: impl Into<String>) -> Cause {
+        Cause {
+            reason: reason.into(),
+            message: message.into(),
+            field: field.into(),
+        }
+    }
+
+    #[must_use]
+    pub fn required(field: impl Into<String>) -> Cause {
+        Cause::new("FieldValueRequired", field, "Required value")
+    }
+
+    #[must_use]
+    pub fn invalid(field: impl Into<String>, value: &str, detail: &str) -> Cause {
+        Cause::new(
+            "FieldValueInvalid",
+            field,
+            format!("Invalid value: {value:?}: {detail}"),
+        )
+    }
+
+    #[must_use]
+    pub fn forbidden(field: impl Into<String>, detail: &str) -> Cause {
+        Cause::new("FieldValueForbidden", field, format!("Forbidden: {detail}"))
+    }
+
+    fn line(&self) -> String {
+        if self.field.is_empty() {
+            self.message.clone()
+        } else {
+            format!("{}: {}", self.field, self.message)
+        }
+    }
+}
+
+/// What went wrong, by Kubernetes status reason.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{resource} {name:?} not found")]
+    NotFound {
+        group: String,
+        resource: String,
+        name: String,
+    },
+    #[error("{resource} {name:?} already exists")]
+    AlreadyExists {
+        group: String,
+        resource: String,
+        name: String,
+    },
+    #[error("Operation cannot be fulfilled on {resource} {name:?}: {cause}")]
+    Conflict {
+        group: String,
+        resource: String,
+        name: String,
+        cause: String,
+    },
+    /// A semantically invalid object (422), or — for type errors and missing
+    /// required fields, which the spec answers with 400 — `code: 400`.
+    #[error("{}", invalid_message(kind, group, name, causes))]
+    Invalid {
+        kind: String,
+        group: String,
+        name: String,
+        causes: Vec<Cause>,
+        code: u16,
+    },
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{}", forbidden_message(resource, name, reason))]
+    Forbidden {
+        group: String,
+        resource: String,
+        name: String,
+        reason: String,
+        causes: Vec<Cause>,
+    },
+    #[error("{action} is not supported on resources of kind {resource:?}")]
+    MethodNotAllowed { action: String, resource: String },
+    #[error("only the following media types are accepted: {}", .0.join(", "))]
+    NotAcceptable(Vec<String>),
+    #[error("the body of the request was in an unknown format - accepted media types include: {}", .0.join(", "))]
+    UnsupportedMediaType(Vec<String>),
+    #[error("Request entity too large: limit is {0}")]
+    TooLarge(u64),
+    /// 410 with reason Expired (too old resource version, expired continue token).
+    #[error("{message}")]
+    Expired {
+        message: String,
+        continue_token: Option<String>,
+    },
+    #[error("Timeout: {message}")]
+    Timeout {
+        message: String,
+        retry_after: Option<u32>,
+        causes: Vec<Cause>,
+    },
+    #[error("Internal error occurred: {0}")]
+    Internal(String),
+    #[error("{0}")]
+    ServiceUnavailable(String),
+    /// An unknown URL: Kubernetes answers with a plain-text 404, not a Status.
+    #[error("404 page not found")]
+    PathNotFound,
+}
+
+fn invalid_message(kind: &str, group: &str, name: &str, causes: &[Cause]) -> String {
+    let qualified = if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    };
+    let lines: Vec<String> = causes.iter().map(Cause::line).collect();
+    let body = match lines.len() {
+        1 => lines[0].clone(),
+        _ => format!("[{}]", lines.join(", ")),
+    };
+    format!("{qualified} {name:?} is invalid: {body}")
+}
+
+fn forbidden_message(resource: &str, name: &str, reason: &str) -> String {
+    if name.is_empty() {
+        format!("{resource} is forbidden: {reason}")
+    } else {
+        format!("{resource} {name:?} is forbidden: {reason}")
+    }
+}
+
+impl ApiError {
+    /// HTTP status code.
+    #[must_use]
+    pub fn code(&self) -> u16 {
+        match self {
+            ApiError::NotFound { .. } | ApiError::PathNotFound => 404,
+            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::Invalid { code, .. } => *code,
+            ApiError::BadRequest(_) => 400,
+            ApiError::Forbidden { .. } => 403,
+            ApiError::MethodNotAllowed { .. } => 405,
+            ApiError::NotAcceptable(_) => 406,
+            ApiError::UnsupportedMediaType(_) => 415,
+            ApiError::TooLarge(_) => 413,
+            ApiError::Expired { .. } => 410,
+            ApiError::Timeout { .. } => 504,
+            ApiError::Internal(_) => 500,
+            ApiError::ServiceUnavailable(_) => 503,
+        }
+    }
+
+    /// Kubernetes `StatusReason`.
+    #[must_use]
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ApiError::NotFound { .. } | ApiError::PathNotFound => "NotFound",
+            ApiError::AlreadyExists { .. } => "AlreadyExists",
+            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Invalid { code: 422, .. } => "Invalid",
+            ApiError::Invalid { .. } | ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Forbidden { .. } => "Forbidden",
+            ApiError::MethodNotAllowed { .. } => "MethodNotAllowed",
+            ApiError::NotAcceptable(_) => "NotAcceptable",
+            ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
+            ApiError::TooLarge(_) => "RequestEntityTooLarge",
+            ApiError::Expired { .. } => "Expired",
+            ApiError::Timeout { .. } => "Timeout",
+            ApiError::Internal(_) => "InternalError",
+            ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
+        }
+    }
+
+    /// Seconds a client should wait before retrying, when the error says so.
+    #[must_use]
+    pub fn retry_after(&self) -> Option<u32> {
+        match self {
+            ApiError::Timeout { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// The `Status` object for this error.
+    #[must_use]
+    pub fn status(&self) -> Value {
+        fn causes_of(details: &mut serde_json::Map<String, Value>, causes: &[Cause]) {
+            if !causes.is_empty() {
+                let list: Vec<Value> = causes
+                    .iter()
+                    .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                    .collect();
+                details.insert("causes".into(), Value::Array(list));
+            }
+        }
+        fn named(
+            details: &mut serde_json::Map<String, Value>,
+            group: &str,
+            kind: &str,
+            name: &str,
+        ) {
+            if !name.is_empty() {
+                details.insert("name".into(), json!(name));
+            }
+            if !group.is_empty() {
+                details.insert("group".into(), json!(group));
+            }
+            details.insert("kind".into(), json!(kind));
+        }
+        let mut details = serde_json::Map::new();
+        match self {
+            ApiError::NotFound {
+                group,
+                resource,
+                name,
+            }
+            | ApiError::AlreadyExists {
+                group,
+                resource,
+                name,
+            }
+            | ApiError::Conflict {
+                group,
+                resource,
+                name,
+                ..
+            } => named(&mut details, group, resource, name),
+            ApiError::Invalid {
+                kind,
+                group,
+                name,
+                causes,
+                ..
+            } => {
+                named(&mut details, group, kind, name);
+                causes_of(&mut details, causes);
+            }
+            ApiError::Forbidden {
+                group,
+                resource,
+                name,
+                causes,
+                ..
+            } => {
+                named(&mut details, group, resource, name);
+                causes_of(&mut details, causes);
+            }
+            ApiError::Timeout {
+                causes,
+                retry_after,
+                ..
+            } => {
+                causes_of(&mut details, causes);
+                if let Some(s) = retry_after {
+                    details.insert("retryAfterSeconds".into(), json!(s));
+                }
+            }
+            _ => {}
+        }
+        let mut metadata = serde_json::Map::new();
+        if let ApiError::Expired {
+            continue_token: Some(t),
+            ..
+        } = self
+        {
+            metadata.insert("continue".into(), json!(t));
+        }
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": metadata,
+            "status": "Failure",
+            "message": self.to_string(),
+            "reason": self.reason(),
+        });
+        if !details.is_empty() {
+            status["details"] = Value::Object(details);
+        }
+        status["code"] = json!(self.code());
+        status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_follow_kubernetes() {
+        let e = ApiError::NotFound {
+            group: String::new(),
+            resource: "events".into(),
+            name: "x".into(),
+        };
+        assert_eq!(e.to_string(), "events \"x\" not found");
+        let s = e.status();
+        assert_eq!(s["details"], json!({"name": "x", "kind": "events"}));
+        assert_eq!(
+            (s["code"].as_u64(), s["reason"].as_str()),
+            (Some(404), Some("NotFound"))
+        );
+        let inv = ApiError::Invalid {
+            kind: "Event".into(),
+            group: String::new(),
+            name: "e".into(),
+            causes: vec![
+                Cause::required("involvedObject"),
+                Cause::required("metadata.name"),
+            ],
+            code: 422,
+        };
+        assert_eq!(
+            inv.to_string(),
+            "Event \"e\" is invalid: [involvedObject: Required value, metadata.name: Required value]"
+        );
+        assert_eq!(
+            inv.status()["details"]["causes"][0]["reason"],
+            "FieldValueRequired"
+        );
+    }
+}

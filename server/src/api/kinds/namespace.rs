@@ -1,0 +1,135 @@
+//! core/v1 `Namespace` as data: its schema and the fields its field selectors read.
+
+use serde_json::Value;
+
+use crate::api::schema::Schema;
+
+/// Field-selector fields Kubernetes supports for Namespaces.
+pub const FIELD_SELECTORS: &[&str] = &["metadata.name", "status.phase"];
+
+/// The schema of a core/v1 Namespace.
+#[must_use]
+pub fn schema() -> Schema {
+    let condition = Schema::object([
+        ("type", Schema::string()),
+        ("status", Schema::string()),
+        ("lastTransitionTime", Schema::time()),
+        ("reason", Schema::string()),
+        ("message", Schema::string()),
+    ])
+    .required(["type", "status"]);
+    Schema::object([
+        ("apiVersion", Schema::string()),
+        ("kind", Schema::string()),
+        ("metadata", Schema::object_meta()),
+        (
+            "spec",
+            Schema::object([("finalizers", Schema::string_list().atomic_list())])
+                .describe("Spec defines the behavior of the Namespace."),
+        ),
+        (
+            "status",
+            Schema::object([
+                // "" is the unset phase, which the server fills in on create.
+                (
+                    "phase",
+                    Schema::string().one_of(["Active", "Terminating", ""]),
+                ),
+                ("conditions", Schema::array(condition).map_list(["type"])),
+            ])
+            .describe("Status describes the current status of a Namespace."),
+        ),
+    ])
+    .required(["metadata"])
+    .describe("Namespace provides a scope for Names.")
+}
+
+/// The value of a field-selector field, or `None` if Namespaces do not
+/// support it. Absent fields read as "".
+#[must_use]
+pub fn field_value(obj: &Value, field: &str) -> Option<String> {
+    let (outer, inner) = match field {
+        "metadata.name" => ("metadata", "name"),
+        "status.phase" => ("status", "phase"),
+        _ => return None,
+    };
+    let value = obj
+        .get(outer)
+        .and_then(|o| o.get(inner))
+        .and_then(Value::as_str);
+    Some(value.unwrap_or_default().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::schema::{unknown_fields, validate};
+
+    fn errors(obj: &Value) -> Vec<String> {
+        validate(&schema(), obj)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_namespace_as_kubernetes_serves_it_is_valid() {
+        let ns = json!({
+            "apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "team-a", "labels": {"kubernetes.io/metadata.name": "team-a"}},
+            "spec": {"finalizers": ["kubernetes"]},
+            "status": {"phase": "Terminating", "conditions": [{
+                "type": "NamespaceContentRemaining", "status": "True",
+                "lastTransitionTime": "2024-05-01T10:00:00Z", "reason": "SomeResourcesRemain", "message": "m"
+            }]}
+        });
+        assert_eq!(errors(&ns), Vec::<String>::new());
+        assert!(unknown_fields(&schema(), &ns).is_empty());
+        assert!(
+            validate(
+                &schema(),
+                &json!({"metadata": {"name": "x"}, "status": {"phase": ""}})
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn phase_is_an_enumeration() {
+        assert_eq!(
+            errors(&json!({"metadata": {}, "status": {"phase": "Gone"}})),
+            [
+                "status.phase: Unsupported value: \"Gone\": supported values: \"Active\", \"Terminating\", \"\""
+            ]
+        );
+    }
+
+    #[test]
+    fn shapes_are_enforced() {
+        let ns = json!({"spec": {"finalizers": "kubernetes"}, "status": {"conditions": [{"type": "X"}]}});
+        assert_eq!(
+            errors(&ns),
+            [
+                "metadata: Required value",
+                "spec.finalizers: Invalid value: \"string\": spec.finalizers in body must be of type array: \"string\"",
+                "status.conditions[0].status: Required value",
+            ]
+        );
+        assert_eq!(
+            unknown_fields(&schema(), &json!({"metadata": {}, "spec": {"foo": 1}})),
+            ["spec.foo"]
+        );
+    }
+
+    #[test]
+    fn field_values() {
+        let ns = json!({"metadata": {"name": "a"}, "status": {"phase": "Active"}});
+        assert_eq!(field_value(&ns, "metadata.name").as_deref(), Some("a"));
+        assert_eq!(field_value(&ns, "status.phase").as_deref(), Some("Active"));
+        assert_eq!(field_value(&json!({}), "status.phase").as_deref(), Some(""));
+        assert_eq!(field_value(&ns, "metadata.namespace"), None);
+        assert_eq!(field_value(&ns, "spec.finalizers"), None);
+    }
+}

@@ -1,0 +1,16 @@
+//! The API layer: one generic registry in which a kind is data (`KindSpec`),
+//! the generic store, schemas, selectors and patches. No HTTP here.
+
+pub mod decode;
+pub mod error;
+pub mod keys;
+pub mod kind;
+pub mod kinds;
+pub mod meta;
+pub mod object;
+pub mod patch;
+pub mod registry;
+pub mod schema;
+pub mod selectors;
+pub mod store;
+pub mod validation;

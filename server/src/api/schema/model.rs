@@ -1,0 +1,321 @@
+//! `Schema` and `SchemaType`: one node of a structural schema, plus builders so
+//! that built-in kinds read as data.
+
+use serde_json::Value;
+
+/// The JSON type a schema node accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaType {
+    Object,
+    Array,
+    String,
+    Integer,
+    Number,
+    Boolean,
+}
+
+impl SchemaType {
+    /// The OpenAPI spelling (`object`, `integer`, ...).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchemaType::Object => "object",
+            SchemaType::Array => "array",
+            SchemaType::String => "string",
+            SchemaType::Integer => "integer",
+            SchemaType::Number => "number",
+            SchemaType::Boolean => "boolean",
+        }
+    }
+
+    /// Reads the OpenAPI spelling.
+    #[must_use]
+    pub fn parse(s: &str) -> Option<SchemaType> {
+        Some(match s {
+            "object" => SchemaType::Object,
+            "array" => SchemaType::Array,
+            "string" => SchemaType::String,
+            "integer" => SchemaType::Integer,
+            "number" => SchemaType::Number,
+            "boolean" => SchemaType::Boolean,
+            _ => return None,
+        })
+    }
+}
+
+/// One node of a structural schema (the OpenAPI v3 subset that
+/// CustomResourceDefinitions accept). Every field has a type, except nodes
+/// marked `int_or_string` or `preserve_unknown_fields`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schema {
+    /// `None` only with `int_or_string` or `preserve_unknown_fields` (any value).
+    pub ty: Option<SchemaType>,
+    pub description: String,
+    /// Declared fields of an object, in declaration order.
+    pub properties: Vec<(String, Schema)>,
+    /// Fields that must be present (and not null unless the field is nullable).
+    pub required: Vec<String>,
+    /// Element schema of an array.
+    pub items: Option<Box<Schema>>,
+    /// Value schema of a map (`map[string]T`); exclusive with `properties`.
+    pub additional_properties: Option<Box<Schema>>,
+    /// `date-time` (RFC 3339, fraction optional: serves Time and MicroTime),
+    /// `byte` (base64), `int32`, `int64`; other formats are not checked.
+    pub format: Option<String>,
+    /// Allowed values; empty means any.
+    pub enum_values: Vec<Value>,
+    /// `null` is a value of its own here rather than "unset".
+    pub nullable: bool,
+    /// `x-kubernetes-preserve-unknown-fields`: undeclared fields are kept.
+    pub preserve_unknown_fields: bool,
+    /// `x-kubernetes-int-or-string`: an integer or a string.
+    pub int_or_string: bool,
+    /// `x-kubernetes-embedded-resource`: an object with apiVersion, kind, metadata.
+    pub embedded_resource: bool,
+    /// `x-kubernetes-list-type`: `atomic`, `set` or `map` (server-side apply).
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`, for `list_type == "map"`.
+    pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type`: `granular` or `atomic` (server-side apply).
+    pub map_type: Option<String>,
+}
+
+impl Schema {
+    fn typed(ty: SchemaType) -> Schema {
+        Schema {
+            ty: Some(ty),
+            ..Schema::default()
+        }
+    }
+
+    fn formatted(ty: SchemaType, format: &str) -> Schema {
+        Schema {
+            format: Some(format.to_owned()),
+            ..Schema::typed(ty)
+        }
+    }
+
+    #[must_use]
+    pub fn string() -> Schema {
+        Schema::typed(SchemaType::String)
+    }
+
+    /// Any integer.
+    #[must_use]
+    pub fn integer() -> Schema {
+        Schema::typed(SchemaType::Integer)
+    }
+
+    /// A Go `int32`.
+    #[must_use]
+    pub fn integer_i32() -> Schema {
+        Schema::formatted(SchemaType::Integer, "int32")
+    }
+
+    /// A Go `int64`.
+    #[must_use]
+    pub fn integer_i64() -> Schema {
+        Schema::formatted(SchemaType::Integer, "int64")
+    }
+
+    #[must_use]
+    pub fn number() -> Schema {
+        Schema::typed(SchemaType::Number)
+    }
+
+    #[must_use]
+    pub fn boolean() -> Schema {
+        Schema::typed(SchemaType::Boolean)
+    }
+
+    /// Kubernetes `Time`: an RFC 3339 string (served at second precision).
+    #[must_use]
+    pub fn time() -> Schema {
+        Schema::formatted(SchemaType::String, "date-time")
+    }
+
+    /// Kubernetes `MicroTime`: an RFC 3339 string (served with microseconds).
+    /// Input is checked like `Time`; a fraction is optional on both.
+    #[must_use]
+    pub fn micro_time() -> Schema {
+        Schema::formatted(SchemaType::String, "date-time")
+    }
+
+    /// Go `[]byte`: a base64 (standard alphabet, padded) string.
+    #[must_use]
+    pub fn bytes() -> Schema {
+        Schema::formatted(SchemaType::String, "byte")
+    }
+
+    /// An object with these fields, in this order.
+    #[must_use]
+    pub fn object<I, K>(properties: I) -> Schema
+    where
+        I: IntoIterator<Item = (K, Schema)>,
+        K: Into<String>,
+    {
+        Schema {
+            properties: properties.into_iter().map(|(k, s)| (k.into(), s)).collect(),
+            ..Schema::typed(SchemaType::Object)
+        }
+    }
+
+    #[must_use]
+    pub fn array(items: Schema) -> Schema {
+        Schema {
+            items: Some(Box::new(items)),
+            ..Schema::typed(SchemaType::Array)
+        }
+    }
+
+    /// A map from string keys to `values` (`additionalProperties`).
+    #[must_use]
+    pub fn map(values: Schema) -> Schema {
+        Schema {
+            additional_properties: Some(Box::new(values)),
+            ..Schema::typed(SchemaType::Object)
+        }
+    }
+
+    /// `map[string]string` (labels, annotations).
+    #[must_use]
+    pub fn string_map() -> Schema {
+        Schema::map(Schema::string())
+    }
+
+    /// `[]string`.
+    #[must_use]
+    pub fn string_list() -> Schema {
+        Schema::array(Schema::string())
+    }
+
+    /// `intstr.IntOrString`.
+    #[must_use]
+    pub fn int_or_string() -> Schema {
+        Schema {
+            int_or_string: true,
+            ..Schema::default()
+        }
+    }
+
+    /// Any JSON value, kept as sent.
+    #[must_use]
+    pub fn any() -> Schema {
+        Schema {
+            preserve_unknown_fields: true,
+            ..Schema::default()
+        }
+    }
+
+    /// An object whose fields are kept as sent (`fieldsV1`, `RawExtension`).
+    #[must_use]
+    pub fn free_form_object() -> Schema {
+        Schema {
+            preserve_unknown_fields: true,
+            ..Schema::typed(SchemaType::Object)
+        }
+    }
+
+    /// Marks fields as required.
+    #[must_use]
+    pub fn required<I, K>(mut self, names: I) -> Schema
+    where
+        I: IntoIterator<Item = K>,
+        K: Into<String>,
+    {
+        self.required.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts `null` as a value.
+    #[must_use]
+    pub fn nullable(mut self) -> Schema {
+        self.nullable = true;
+        self
+    }
+
+    #[must_use]
+    pub fn describe(mut self, text: impl Into<String>) -> Schema {
+        self.description = text.into();
+        self
+    }
+
+    /// Restricts a string to these values.
+    #[must_use]
+    pub fn one_of<'a>(mut self, values: impl IntoIterator<Item = &'a str>) -> Schema {
+        self.enum_values = values
+            .into_iter()
+            .map(|v| Value::String(v.to_owned()))
+            .collect();
+        self
+    }
+
+    /// Keeps undeclared fields of this object.
+    #[must_use]
+    pub fn preserve_unknown(mut self) -> Schema {
+        self.preserve_unknown_fields = true;
+        self
+    }
+
+    /// Marks an object as an embedded resource (apiVersion, kind, metadata).
+    #[must_use]
+    pub fn embedded(mut self) -> Schema {
+        self.embedded_resource = true;
+        self
+    }
+
+    /// `x-kubernetes-list-type: atomic`: the list is replaced as a whole.
+    #[must_use]
+    pub fn atomic_list(mut self) -> Schema {
+        self.list_type = Some("atomic".into());
+        self
+    }
+
+    /// `x-kubernetes-list-type: set`: scalar elements merged by value.
+    #[must_use]
+    pub fn set_list(mut self) -> Schema {
+        self.list_type = Some("set".into());
+        self
+    }
+
+    /// `x-kubernetes-list-type: map` keyed by these fields of the elements.
+    #[must_use]
+    pub fn map_list<'a>(mut self, keys: impl IntoIterator<Item = &'a str>) -> Schema {
+        self.list_type = Some("map".into());
+        self.list_map_keys = keys.into_iter().map(str::to_owned).collect();
+        self
+    }
+
+    /// `x-kubernetes-map-type: atomic`: the object is replaced as a whole.
+    #[must_use]
+    pub fn atomic_map(mut self) -> Schema {
+        self.map_type = Some("atomic".into());
+        self
+    }
+
+    /// The declared schema of field `name`.
+    #[must_use]
+    pub fn property(&self, name: &str) -> Option<&Schema> {
+        self.properties
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, s)| s)
+    }
+
+    /// The schema governing field `key` of an object value of this schema:
+    /// a declared property, the map value schema, or an embedded resource's
+    /// `apiVersion`/`kind`/`metadata`. `None` means the field is unknown.
+    #[must_use]
+    pub fn field_schema(&self, key: &str) -> Option<&Schema> {
+        if let Some(s) = self.property(key) {
+            return Some(s);
+        }
+        if let Some(values) = &self.additional_properties {
+            return Some(values);
+        }
+        if self.embedded_resource {
+            return super::meta::embedded_field(key);
+        }
+        None
+    }
+}

@@ -1,0 +1,222 @@
+//! The one generic store: create, read, update, patch, delete and list for
+//! every kind, driven by its `KindSpec`.
+//!
+//! Objects are JSON in storage, without `metadata.resourceVersion` (that is
+//! the key's mod revision, filled in on the way out).
+
+pub mod delete;
+pub mod read;
+pub mod write;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::api::decode::Decoded;
+use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::registry::Registry;
+use crate::api::schema;
+use crate::api::validation;
+use crate::storage::{KeyValue, Revision, Storage, StorageError};
+
+pub use delete::{DeleteOptions, Deleted};
+pub use read::{ListOptions, ListPage, ResourceVersionMatch};
+pub use write::WriteOutcome;
+
+/// How unknown and duplicate fields in a body are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    Ignore,
+    #[default]
+    Warn,
+    Strict,
+}
+
+/// Options every write shares.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_validation: FieldValidation,
+    pub field_manager: Option<String>,
+    /// In-process controllers only: skip the kind's `prepare_for_update`
+    /// (which protects fields such as a namespace's `spec.finalizers` from
+    /// ordinary clients). Never set from a request.
+    pub system: bool,
+}
+
+/// The generic store.
+pub struct Store {
+    pub storage: Arc<dyn Storage>,
+    pub registry: Arc<Registry>,
+}
+
+/// How long a read at a future resourceVersion waits for it to appear.
+const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
+
+impl Store {
+    #[must_use]
+    pub fn new(storage: Arc<dyn Storage>, registry: Arc<Registry>) -> Store {
+        Store { storage, registry }
+    }
+
+    /// Turns a stored record into the served object.
+    pub fn decode_stored(kv: &KeyValue) -> Result<Value, ApiError> {
+        let mut obj: Value = serde_json::from_slice(&kv.value).map_err(|e| {
+            ApiError::Internal(format!(
+                "object at {} is not valid JSON: {e}",
+                String::from_utf8_lossy(&kv.key)
+            ))
+        })?;
+        if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.insert(
+                "resourceVersion".into(),
+                json!(kv.mod_revision.get().to_string()),
+            );
+        }
+        Ok(obj)
+    }
+
+    /// Encodes an object for storage (without its resourceVersion).
+    fn encode_for_storage(obj: &Value) -> Vec<u8> {
+        let mut stored = obj.clone();
+        if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
+            meta.remove("resourceVersion");
+        }
+        serde_json::to_vec(&stored).expect("a JSON value always serializes")
+    }
+
+    /// Checks a decoded body against the kind's schema: apiVersion/kind,
+    /// unknown and duplicate fields per `fieldValidation`, types and required
+    /// fields. Returns the pruned object and any warnings.
+    pub fn admit(
+        kind: &KindSpec,
+        decoded: Decoded,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        let Decoded {
+            mut value,
+            duplicates,
+        } = decoded;
+        let Some(obj) = value.as_object() else {
+            return Err(ApiError::BadRequest(format!(
+                "the body of the request must be a {} object",
+                kind.kind
+            )));
+        };
+        if let Some(v) = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            && v != kind.api_version()
+        {
+            return Err(ApiError::BadRequest(format!(
+                "the API version in the data ({v}) does not match the expected API version ({})",
+                kind.api_version()
+            )));
+        }
+        if let Some(k) = obj
+            .get("kind")
+            .and_then(Value::as_str)
+            .filter(|k| !k.is_empty())
+            && k != kind.kind
+        {
+            return Err(ApiError::BadRequest(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                kind.kind
+            )));
+        }
+        let mut problems: Vec<String> = schema::unknown_fields(&kind.schema, &value)
+            .into_iter()
+            .map(|f| format!("unknown field {f:?}"))
+            .collect();
+        problems.extend(
+            duplicates
+                .into_iter()
+                .map(|f| format!("duplicate field {f:?}")),
+        );
+        let warnings = match validation {
+            FieldValidation::Strict if !problems.is_empty() => {
+                return Err(ApiError::BadRequest(format!(
+                    "strict decoding error: {}",
+                    problems.join(", ")
+                )));
+            }
+            FieldValidation::Warn => problems,
+            _ => Vec::new(),
+        };
+        schema::prune(&kind.schema, &mut value);
+        let causes = validation::schema_causes(&kind.schema, &value);
+        if !causes.is_empty() {
+            let name = crate::api::object::name(&value).to_string();
+            return Err(kind.invalid(&name, causes, 400));
+        }
+        Ok((value, warnings))
+    }
+
+    /// Resolves a `resourceVersion` parameter for a read that must be "not
+    /// older than" it: waits briefly for a future revision, then gives up
+    /// with 504 and `Retry-After`.
+    pub async fn wait_for_revision(&self, rv: u64) -> Result<(), ApiError> {
+        let deadline = Instant::now() + FUTURE_RV_WAIT;
+        loop {
+            let current = self.storage.current_revision().get();
+            if rv <= current {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(too_large_rv(rv, current));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// 504 for a resourceVersion the store has not reached.
+#[must_use]
+pub fn too_large_rv(requested: u64, current: u64) -> ApiError {
+    ApiError::Timeout {
+        message: format!("Too large resource version: {requested}, current: {current}"),
+        retry_after: Some(1),
+        causes: vec![crate::api::error::Cause::new(
+            "ResourceVersionTooLarge",
+            "",
+            "Too large resource version",
+        )],
+    }
+}
+
+/// Maps a storage failure that no verb expects.
+#[must_use]
+pub fn storage_error(e: StorageError) -> ApiError {
+    match e {
+        StorageError::Compacted { .. } => ApiError::Expired {
+            message: "The resourceVersion for the provided list is too old.".into(),
+            continue_token: None,
+        },
+        StorageError::FutureRevision { requested, current } => {
+            too_large_rv(requested.get(), current.get())
+        }
+        StorageError::Closed => ApiError::ServiceUnavailable("the server is shutting down".into()),
+        other => ApiError::Internal(other.to_string()),
+    }
+}
+
+/// Parses a `resourceVersion` parameter: `None` for unset/empty.
+pub fn parse_rv(rv: Option<&str>) -> Result<Option<u64>, ApiError> {
+    match rv {
+        None | Some("") => Ok(None),
+        Some(s) => s.parse::<u64>().map(Some).map_err(|_| {
+            ApiError::BadRequest(format!(
+                "invalid resource version: {s:?}: must be a decimal revision"
+            ))
+        }),
+    }
+}
+
+/// The revision as it appears on the wire.
+#[must_use]
+pub fn rv_string(r: Revision) -> String {
+    r.get().to_string()
+}

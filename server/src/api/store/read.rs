@@ -1,0 +1,329 @@
+//! Get and list, with the resourceVersion semantics of spec 6.3 and chunked
+//! lists whose pages all come from the first page's snapshot.
+
+use std::sync::Arc;
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+use crate::api::error::ApiError;
+use crate::api::keys;
+use crate::api::kind::KindSpec;
+use crate::api::selectors::{FieldSelector, LabelSelector};
+use crate::api::store::{Store, parse_rv, storage_error};
+use crate::storage::{KeyRange, RangeOptions, Revision, StorageError};
+
+/// `resourceVersionMatch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResourceVersionMatch {
+    Exact,
+    NotOlderThan,
+}
+
+/// Parameters of a list.
+#[derive(Default)]
+pub struct ListOptions {
+    pub label: Option<LabelSelector>,
+    pub field: Option<FieldSelector>,
+    pub limit: usize,
+    pub continue_token: Option<String>,
+    pub resource_version: Option<String>,
+    pub rv_match: Option<ResourceVersionMatch>,
+}
+
+/// One page of a list.
+pub struct ListPage {
+    pub items: Vec<Value>,
+    pub revision: Revision,
+    pub continue_token: Option<String>,
+    pub remaining: Option<u64>,
+}
+
+/// At which revision a read is served.
+enum ReadAt {
+    Latest,
+    AtLeast(u64),
+    Exact(u64),
+}
+
+/// A decoded continue token: snapshot revision and the key to resume after.
+struct Continue {
+    rv: u64,
+    start: String,
+}
+
+const TOKEN_VERSION: &str = "meta.k8s.io/v1";
+
+fn encode_continue(rv: u64, start: &str) -> String {
+    let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start}).to_string();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json)
+}
+
+fn decode_continue(token: &str) -> Result<Continue, ApiError> {
+    let bad = |why: &str| ApiError::BadRequest(format!("invalid continue token: {why}"));
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token.trim_end_matches('='))
+        .map_err(|_| bad("not base64"))?;
+    let v: Value = serde_json::from_slice(&raw).map_err(|_| bad("not JSON"))?;
+    if v.get("v").and_then(Value::as_str) != Some(TOKEN_VERSION) {
+        return Err(bad("unknown version"));
+    }
+    let rv = v
+        .get("rv")
+        .and_then(Value::as_u64)
+        .filter(|&r| r > 0)
+        .ok_or_else(|| bad("no resource version"))?;
+    let start = v
+        .get("start")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| bad("continue key is not valid"))?;
+    if start.starts_with('/') || start.contains("..") {
+        return Err(bad("continue key is not valid"));
+    }
+    Ok(Continue {
+        rv,
+        start: start.to_string(),
+    })
+}
+
+fn forbidden_match(why: &str) -> ApiError {
+    ApiError::BadRequest(format!("resourceVersionMatch: Forbidden: {why}"))
+}
+
+impl Store {
+    /// GET of one object; `resourceVersion` unset or `0` reads the latest,
+    /// any other value reads something not older than it.
+    pub async fn get(
+        &self,
+        kind: &KindSpec,
+        ns: Option<&str>,
+        name: &str,
+        rv: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        if let Some(min) = parse_rv(rv)?.filter(|&r| r > 0) {
+            self.wait_for_revision(min).await?;
+        }
+        let key = keys::object_key(kind, ns, name);
+        let kv = self
+            .storage
+            .get(&key, None)
+            .map_err(storage_error)?
+            .kv
+            .ok_or_else(|| kind.not_found(name))?;
+        Store::decode_stored(&kv)
+    }
+
+    /// The spec 6.3 list table: where to read, and the continue token in force.
+    fn list_read_at(opts: &ListOptions) -> Result<(ReadAt, Option<Continue>), ApiError> {
+        let rv_raw = opts.resource_version.as_deref().filter(|s| !s.is_empty());
+        let rv = parse_rv(rv_raw)?;
+        if let Some(token) = opts.continue_token.as_deref().filter(|t| !t.is_empty()) {
+            if opts.rv_match.is_some() {
+                return Err(forbidden_match(
+                    "resourceVersionMatch is forbidden when continue is provided",
+                ));
+            }
+            if rv.is_some_and(|r| r > 0) {
+                return Err(ApiError::BadRequest(
+                    "specifying resource version is not allowed when using continue".into(),
+                ));
+            }
+            let c = decode_continue(token)?;
+            return Ok((ReadAt::Exact(c.rv), Some(c)));
+        }
+        let at = match (opts.rv_match, rv) {
+            (None, None) | (None, Some(0)) => ReadAt::Latest,
+            (None, Some(n)) if opts.limit > 0 => ReadAt::Exact(n),
+            (None, Some(n)) => ReadAt::AtLeast(n),
+            (Some(_), None) => {
+                return Err(forbidden_match(
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            (Some(ResourceVersionMatch::Exact), Some(0)) => {
+                return Err(forbidden_match(
+                    "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+                ));
+            }
+            (Some(ResourceVersionMatch::Exact), Some(n)) => ReadAt::Exact(n),
+            (Some(ResourceVersionMatch::NotOlderThan), Some(0)) => ReadAt::Latest,
+            (Some(ResourceVersionMatch::NotOlderThan), Some(n)) => ReadAt::AtLeast(n),
+        };
+        Ok((at, None))
+    }
+
+    /// LIST: one page of a collection (one namespace, or all when `ns` is `None`).
+    pub async fn list(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        opts: &ListOptions,
+    ) -> Result<ListPage, ApiError> {
+        let (read_at, cont) = Store::list_read_at(opts)?;
+        let at = match read_at {
+            ReadAt::Latest => None,
+            ReadAt::AtLeast(n) => {
+                self.wait_for_revision(n).await?;
+                None
+            }
+            ReadAt::Exact(n) => {
+                self.wait_for_revision(n).await?;
+                Some(Revision(n))
+            }
+        };
+        let prefix = keys::collection_prefix(kind, ns);
+        let range = KeyRange::prefix(&prefix);
+        let mut start = prefix.clone();
+        if let Some(c) = &cont {
+            start.extend_from_slice(c.start.as_bytes());
+        }
+        let filtered = opts.label.as_ref().is_some_and(|l| !l.is_empty())
+            || opts.field.as_ref().is_some_and(|f| !f.is_empty());
+        let mut items = Vec::new();
+        let mut revision = at;
+        let mut last_key: Option<Vec<u8>> = None;
+        let mut more;
+        let mut remaining = None;
+        loop {
+            let want = if opts.limit == 0 {
+                0
+            } else {
+                opts.limit - items.len()
+            };
+            let page = self
+                .storage
+                .range(
+                    &KeyRange::between(&start, &range.end),
+                    RangeOptions {
+                        at: revision,
+                        limit: want,
+                        count_total: opts.limit > 0 && !filtered,
+                    },
+                )
+                .map_err(|e| match (e, &cont) {
+                    (StorageError::Compacted { .. }, Some(c)) => {
+                        self.expired_continue(&prefix, &c.start)
+                    }
+                    (e, _) => storage_error(e),
+                })?;
+            revision = Some(page.revision);
+            for kv in &page.items {
+                let obj = Store::decode_stored(kv)?;
+                if matches_selectors(kind, &obj, opts) {
+                    items.push(obj);
+                }
+                last_key = Some(kv.key.to_vec());
+            }
+            if page.more && !filtered {
+                remaining = Some(page.count.saturating_sub(page.items.len() as u64));
+            }
+            more = page.more;
+            if !page.more || opts.limit == 0 || items.len() >= opts.limit {
+                break;
+            }
+            // Selectors dropped some items: keep reading after the last key seen.
+            let mut next = last_key.clone().unwrap_or_default();
+            next.push(0);
+            start = next;
+        }
+        let revision = revision.unwrap_or_else(|| self.storage.current_revision());
+        let continue_token = match (more, &last_key) {
+            (true, Some(k)) => {
+                let rel = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
+                Some(encode_continue(revision.get(), &format!("{rel}\u{0}")))
+            }
+            _ => None,
+        };
+        let remaining = remaining.filter(|_| continue_token.is_some());
+        Ok(ListPage {
+            items,
+            revision,
+            continue_token,
+            remaining,
+        })
+    }
+
+    /// 410 for a continue token whose snapshot was compacted away, carrying a
+    /// fresh token that continues from the same key at the latest revision.
+    fn expired_continue(&self, _prefix: &[u8], start: &str) -> ApiError {
+        let rv = self.storage.current_revision().get();
+        ApiError::Expired {
+            message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
+            continue_token: Some(encode_continue(rv, start)),
+        }
+    }
+}
+
+fn matches_selectors(kind: &KindSpec, obj: &Value, opts: &ListOptions) -> bool {
+    let labels = obj
+        .get("metadata")
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object);
+    let empty = Map::new();
+    let labels = labels.unwrap_or(&empty);
+    if let Some(l) = &opts.label
+        && !l.matches(labels)
+    {
+        return false;
+    }
+    if let Some(f) = &opts.field
+        && !f.matches(|field| field_value(kind, obj, field))
+    {
+        return false;
+    }
+    true
+}
+
+/// A selectable field's value (`metadata.name`, `metadata.namespace`, or the kind's own).
+#[must_use]
+pub fn field_value(kind: &KindSpec, obj: &Value, field: &str) -> Option<String> {
+    match field {
+        "metadata.name" => Some(crate::api::object::name(obj).to_string()),
+        "metadata.namespace" => Some(
+            crate::api::object::namespace(obj)
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        _ => (kind.field_value)(obj, field),
+    }
+}
+
+/// Whether an object passes label and field selectors (watch filtering).
+#[must_use]
+pub fn selected(
+    kind: &KindSpec,
+    obj: &Value,
+    label: Option<&LabelSelector>,
+    field: Option<&FieldSelector>,
+) -> bool {
+    let empty = Map::new();
+    let labels = obj
+        .get("metadata")
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    label.is_none_or(|l| l.matches(labels))
+        && field.is_none_or(|f| f.matches(|name| field_value(kind, obj, name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip_and_reject_garbage() {
+        let t = encode_continue(42, "ns/name\u{0}");
+        let c = decode_continue(&t).expect("decode");
+        assert_eq!((c.rv, c.start.as_str()), (42, "ns/name\u{0}"));
+        for bad in [
+            "",
+            "!!!",
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .encode("{\"v\":\"x\",\"rv\":1,\"start\":\"a\"}"),
+            &encode_continue(0, "a"),
+        ] {
+            assert!(decode_continue(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! Create, update (PUT) and patch: one admission pipeline, one optimistic
+//! update loop (`guaranteed_update`) retried on races unless the client
+//! pinned a resourceVersion.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use serde_json::{Value, json};
+
+use crate::api::decode::Decoded;
+use crate::api::error::{ApiError, Cause};
+use crate::api::kind::KindSpec;
+use crate::api::store::{FieldValidation, Store, WriteOptions, storage_error};
+use crate::api::{keys, meta, object};
+use crate::storage::{Guard, Revision, StorageError, Txn};
+
+/// A successful write.
+#[derive(Debug)]
+pub struct WriteOutcome {
+    /// The object as stored (with its resourceVersion; empty on dry run).
+    pub object: Value,
+    /// Whether the write created the object (201).
+    pub created: bool,
+    /// `Warning` header texts.
+    pub warnings: Vec<String>,
+}
+
+/// The new state an update computes from the current one.
+pub struct Mutation {
+    pub object: Value,
+    /// A resourceVersion the client required (`metadata.resourceVersion`).
+    pub precondition: Option<u64>,
+    pub warnings: Vec<String>,
+}
+
+fn put_txn(kind: &KindSpec, txn: Txn, key: Vec<u8>, bytes: Vec<u8>) -> Txn {
+    match kind.ttl {
+        Some(ttl) => txn.put_with_ttl(key, bytes, ttl),
+        None => txn.put(key, bytes),
+    }
+}
+
+const MODIFIED: &str =
+    "the object has been modified; please apply your changes to the latest version and try again";
+
+impl Store {
+    /// POST: creates an object from a decoded body.
+    pub async fn create(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        decoded: Decoded,
+        opts: &WriteOptions,
+    ) -> Result<WriteOutcome, ApiError> {
+        let (obj, warnings) = Store::admit(kind, decoded, opts.field_validation)?;
+        self.create_admitted(kind, ns, obj, warnings, opts).await
+    }
+
+    fn place_in_namespace(
+        kind: &KindSpec,
+        ns: Option<&str>,
+        obj: &mut Value,
+    ) -> Result<(), ApiError> {
+        let meta = object::metadata_mut(obj);
+        match (kind.namespaced, ns) {
+            (true, Some(ns)) => {
+                match meta.get("namespace").and_then(Value::as_str) {
+                    Some(b) if !b.is_empty() && b != ns => {
+                        return Err(ApiError::BadRequest(
+                            "the namespace of the provided object does not match the namespace sent on the request".into(),
+                        ));
+                    }
+                    _ => {}
+                }
+                meta.insert("namespace".into(), json!(ns));
+            }
+            (true, None) => {
+                return Err(ApiError::BadRequest(
+                    "a namespace is required to create a namespaced object".into(),
+                ));
+            }
+            (false, _) => {
+                meta.remove("namespace");
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn create_admitted(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        mut obj: Value,
+        warnings: Vec<String>,
+        opts: &WriteOptions,
+    ) -> Result<WriteOutcome, ApiError> {
+        Store::place_in_namespace(kind, ns, &mut obj)?;
+        if object::meta_str(&obj, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
+            return Err(ApiError::BadRequest(
+                "resourceVersion should not be set on objects to be created".into(),
+            ));
+        }
+        meta::prepare_create(&mut obj, SystemTime::now());
+        kind.strategy.prepare_for_create(&mut obj);
+        let name = object::name(&obj).to_string();
+        if name.is_empty() {
+            let causes = vec![
+                Cause::required("metadata.name")
+                    .with_message("Required value: name or generateName is required"),
+            ];
+            return Err(kind.invalid("", causes, 422));
+        }
+        let mut causes = meta::validate_meta(kind, &obj);
+        causes.extend(kind.strategy.validate(&obj));
+        if !causes.is_empty() {
+            return Err(kind.invalid(&name, causes, 422));
+        }
+        let obj = meta::canonical(kind, obj);
+        let key = keys::object_key(kind, ns, &name);
+        loop {
+            let ns_guard = match ns.filter(|_| kind.namespaced) {
+                Some(ns) => Some(self.namespace_accepting(kind, ns, &name)?),
+                None => None,
+            };
+            if opts.dry_run {
+                if self
+                    .storage
+                    .get(&key, None)
+                    .map_err(storage_error)?
+                    .kv
+                    .is_some()
+                {
+                    return Err(kind.already_exists(&name));
+                }
+                return Ok(WriteOutcome {
+                    object: obj,
+                    created: true,
+                    warnings,
+                });
+            }
+            let mut txn = Txn::new().guard(Guard::Absent(key.clone()));
+            if let Some((ns_key, rev)) = &ns_guard {
+                txn = txn.guard(Guard::ModRevision(ns_key.clone(), *rev));
+            }
+            let txn = put_txn(kind, txn, key.clone(), Store::encode_for_storage(&obj));
+            match self.storage.commit(txn).await {
+                Ok(c) => {
+                    return Ok(WriteOutcome {
+                        object: with_rv(obj, c.revision),
+                        created: true,
+                        warnings,
+                    });
+                }
+                Err(StorageError::GuardFailed { index: 0, .. }) => {
+                    return Err(kind.already_exists(&name));
+                }
+                // The namespace changed meanwhile (it may be terminating now): check again.
+                Err(StorageError::GuardFailed { .. }) => {}
+                Err(e) => return Err(storage_error(e)),
+            }
+        }
+    }
+
+    /// The namespace's key and revision if it accepts new objects.
+    fn namespace_accepting(
+        &self,
+        kind: &KindSpec,
+        ns: &str,
+        name: &str,
+    ) -> Result<(Vec<u8>, Revision), ApiError> {
+        let ns_kind = self
+            .registry
+            .lookup("", "v1", "namespaces")
+            .expect("namespaces are always served");
+        let key = keys::object_key(ns_kind, None, ns);
+        let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
+            return Err(ns_kind.not_found(ns));
+        };
+        let ns_obj = Store::decode_stored(&kv)?;
+        if object::is_terminating(&ns_obj) {
+            return Err(ApiError::Forbidden {
+                group: kind.group.clone(),
+                resource: kind.qualified_resource(),
+                name: name.into(),
+                reason: format!(
+                    "unable to create new content in namespace {ns} because it is being terminated"
+                ),
+                causes: vec![Cause::new(
+                    "NamespaceTerminating",
+                    "metadata.namespace",
+                    format!("namespace {ns} is being terminated"),
+                )],
+            });
+        }
+        Ok((key, kv.mod_revision))
+    }
+
+    /// PUT: replaces an object (creating it when the kind allows).
+    pub async fn update(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        name: &str,
+        decoded: Decoded,
+        opts: &WriteOptions,
+    ) -> Result<WriteOutcome, ApiError> {
+        let (mut obj, warnings) = Store::admit(kind, decoded, opts.field_validation)?;
+        match object::meta_str(&obj, "name") {
+            Some(n) if n != name => {
+                return Err(ApiError::BadRequest(format!(
+                    "the name of the object ({n}) does not match the name on the URL ({name})"
+                )));
+            }
+            Some(_) => {}
+            None => {
+                object::metadata_mut(&mut obj).insert("name".into(), json!(name));
+            }
+        }
+        Store::place_in_namespace(kind, ns, &mut obj)?;
+        let precondition = super::parse_rv(object::meta_str(&obj, "resourceVersion"))?;
+        let body = obj;
+        let result = self
+            .guaranteed_update(kind, ns, name, opts, |_current| {
+                Ok(Mutation {
+                    object: body.clone(),
+                    precondition,
+                    warnings: warnings.clone(),
+                })
+            })
+            .await;
+        match result {
+            Err(ApiError::NotFound { .. }) if kind.allow_create_on_update => {
+                let mut obj = body;
+                object::metadata_mut(&mut obj).remove("resourceVersion");
+                self.create_admitted(kind, ns, obj, warnings, opts).await
+            }
+            other => other,
+        }
+    }
+
+    /// The optimistic read-modify-write loop behind PUT and PATCH: `mutate`
+    /// gets the current object (with its resourceVersion) and returns the new
+    /// one; a concurrent change restarts the loop unless the client pinned a
+    /// resourceVersion, which then answers 409.
+    pub(crate) async fn guaranteed_update(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        name: &str,
+        opts: &WriteOptions,
+        mutate: impl Fn(&Value) -> Result<Mutation, ApiError>,
+    ) -> Result<WriteOutcome, ApiError> {
+        let key = keys::object_key(kind, ns, name);
+        loop {
+            let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
+                return Err(kind.not_found(name));
+            };
+            let old = Store::decode_stored(&kv)?;
+            let Mutation {
+                object: mut new,
+                precondition,
+                warnings,
+            } = mutate(&old)?;
+            if object::name(&new) != name {
+                let n = object::name(&new).to_string();
+                return Err(kind.invalid(
+                    name,
+                    vec![Cause::invalid("metadata.name", &n, "field is immutable")],
+                    422,
+                ));
+            }
+            if precondition.is_some_and(|rv| rv != kv.mod_revision.get()) {
+                return Err(kind.conflict(name, MODIFIED));
+            }
+            meta::preserve_on_update(&mut new, &old);
+            if !opts.system {
+                kind.strategy.prepare_for_update(&mut new, &old);
+            }
+            if new.get("spec") != old.get("spec") {
+                let generation = old
+                    .get("metadata")
+                    .and_then(|m| m.get("generation"))
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0);
+                object::metadata_mut(&mut new).insert("generation".into(), json!(generation + 1));
+            }
+            let mut causes = meta::validate_meta(kind, &new);
+            causes.extend(kind.strategy.validate_update(&new, &old));
+            if !causes.is_empty() {
+                return Err(kind.invalid(name, causes, 422));
+            }
+            let new = meta::canonical(kind, new);
+            let finished = object::is_terminating(&new)
+                && !object::has_finalizers(&new)
+                && kind.strategy.ready_to_remove(&new);
+            if opts.dry_run {
+                let object = if finished {
+                    new
+                } else {
+                    with_rv_str(new, &kv.mod_revision.get().to_string())
+                };
+                return Ok(WriteOutcome {
+                    object,
+                    created: false,
+                    warnings,
+                });
+            }
+            let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
+            let txn = if finished {
+                guard.delete(key.clone())
+            } else {
+                put_txn(kind, guard, key.clone(), Store::encode_for_storage(&new))
+            };
+            match self.storage.commit(txn).await {
+                Ok(c) => {
+                    return Ok(WriteOutcome {
+                        object: with_rv(new, c.revision),
+                        created: false,
+                        warnings,
+                    });
+                }
+                Err(StorageError::GuardFailed { .. }) if precondition.is_some() => {
+                    return Err(kind.conflict(name, MODIFIED));
+                }
+                Err(StorageError::GuardFailed { .. }) => {}
+                Err(e) => return Err(storage_error(e)),
+            }
+        }
+    }
+
+    /// Shared by PATCH: admits a patched object like a body.
+    pub(crate) fn admit_patched(
+        kind: &KindSpec,
+        value: Value,
+        duplicates: Vec<String>,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
+        Store::admit(kind, Decoded { value, duplicates }, validation)
+    }
+}
+
+fn with_rv_str(mut obj: Value, rv: &str) -> Value {
+    object::metadata_mut(&mut obj).insert("resourceVersion".into(), json!(rv));
+    obj
+}
+
+/// The object with its new resourceVersion.
+#[must_use]
+pub fn with_rv(obj: Value, rev: Revision) -> Value {
+    with_rv_str(obj, &rev.get().to_string())
+}
+
+impl Cause {
+    /// The same cause with another message.
+    #[must_use]
+    pub fn with_message(mut self, message: &str) -> Cause {
+        message.clone_into(&mut self.message);
+        self
+    }
+}
+
+impl Store {
+    /// PATCH with a merge or JSON patch, re-applied to the latest object if a
+    /// concurrent write wins the race.
+    pub async fn patch(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        name: &str,
+        patch_type: crate::api::patch::PatchType,
+        body: &[u8],
+        opts: &WriteOptions,
+    ) -> Result<WriteOutcome, ApiError> {
+        use crate::api::patch::{self, PatchType};
+        let validation = opts.field_validation;
+        self.guaranteed_update(kind, ns, name, opts, |current| {
+            let (patched, duplicates) = match patch_type {
+                PatchType::Merge => patch::merge(current, body)?,
+                PatchType::Json => (patch::json(current, body)?, Vec::new()),
+                PatchType::Strategic | PatchType::Apply => {
+                    return Err(ApiError::UnsupportedMediaType(vec![
+                        "application/json-patch+json".into(),
+                        "application/merge-patch+json".into(),
+                    ]));
+                }
+            };
+            let pinned = object::meta_str(&patched, "resourceVersion").map(str::to_string);
+            let current_rv = object::meta_str(current, "resourceVersion").map(str::to_string);
+            let (object, warnings) = Store::admit_patched(kind, patched, duplicates, validation)?;
+            // A patch that sets metadata.resourceVersion to another value pins it.
+            let precondition = if pinned != current_rv {
+                super::parse_rv(pinned.as_deref())?
+            } else {
+                None
+            };
+            Ok(Mutation {
+                object,
+                precondition,
+                warnings,
+            })
+        })
+        .await
+    }
+}

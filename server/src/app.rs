@@ -1,0 +1,94 @@
+//! Start-up and shutdown: open storage, build the registry, run the
+//! post-start hooks and controllers, serve until SIGTERM/SIGINT, then drain.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::api::kinds;
+use crate::api::store::Store;
+use crate::config::Config;
+use crate::controllers;
+use crate::http::{self, AppState, health::Health};
+use crate::storage::Storage;
+use crate::storage::embedded::Embedded;
+
+const HOOKS: [&str; 3] = [
+    "bootstrap-namespaces",
+    "start-namespace-controller",
+    "start-compaction",
+];
+
+/// Resolves when the process is asked to stop.
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
+
+/// Runs the server until a stop signal; returns an error line on failure.
+pub async fn run(config: Config) -> Result<(), String> {
+    let config = Arc::new(config);
+    let storage: Arc<dyn Storage> = Arc::new(
+        Embedded::open(&config.data_dir)
+            .map_err(|e| format!("cannot open the data directory: {e}"))?,
+    );
+    let registry = Arc::new(kinds::builtin(&config));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
+    let state = Arc::new(AppState {
+        store: Store::new(Arc::clone(&storage), registry),
+        config: Arc::clone(&config),
+        health: Arc::clone(&health),
+        shutdown: stop_rx.clone(),
+    });
+
+    let listener = if config.insecure_port == 0 {
+        None
+    } else {
+        let addr = SocketAddr::new(config.insecure_bind_address, config.insecure_port);
+        let l = TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        *config.bound.lock() = l.local_addr().ok();
+        Some(l)
+    };
+
+    controllers::namespace::bootstrap(&state.store)
+        .await
+        .map_err(|e| format!("bootstrap of namespaces failed: {e}"))?;
+    health.hook_done("bootstrap-namespaces");
+    let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
+    health.hook_done("start-namespace-controller");
+    let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
+    health.hook_done("start-compaction");
+
+    let server = listener.map(|l| {
+        tracing::warn!(
+            address = %config.advertise_address(),
+            "serving plain HTTP on http://{}: every request on this port acts as user system:admin in group system:masters (local use only)",
+            config.advertise_address()
+        );
+        tokio::spawn(http::serve(Arc::clone(&state), l, stop_rx.clone()))
+    });
+    tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
+
+    stop_signal().await;
+    tracing::info!(delay = ?config.shutdown_delay, "shutting down: readyz now fails");
+    health.begin_shutdown();
+    tokio::time::sleep(config.shutdown_delay).await;
+    let _ = stop_tx.send(true);
+    if let Some(s) = server {
+        let _ = s.await;
+    }
+    let _ = namespace_controller.await;
+    let _ = compactor.await;
+    storage.close();
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Response bodies (whole, or streamed for watches) and bounded request bodies.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::{Body as HttpBody, Frame};
+use http_body_util::{BodyExt, Full, Limited, combinators::BoxBody};
+use tokio::sync::mpsc;
+
+use crate::api::error::ApiError;
+
+/// Every response body.
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// A body of known bytes.
+pub fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).boxed()
+}
+
+/// A body fed chunk by chunk (watch streams); ends when the sender is dropped.
+pub struct ChannelBody {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl HttpBody for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+    }
+}
+
+/// A streamed body and the sender that feeds it.
+pub fn channel(buffer: usize) -> (mpsc::Sender<Bytes>, Body) {
+    let (tx, rx) = mpsc::channel(buffer);
+    (tx, ChannelBody { rx }.boxed())
+}
+
+/// Reads a request body of at most `limit` bytes (413 beyond).
+pub async fn read_limited<B>(body: B, limit: u64) -> Result<Bytes, ApiError>
+where
+    B: HttpBody<Data = Bytes> + Send,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
+    match Limited::new(body, limit_usize).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(ApiError::TooLarge(limit)),
+        Err(e) => Err(ApiError::BadRequest(format!(
+            "could not read the request body: {e}"
+        ))),
+    }
+}

@@ -1,0 +1,115 @@
+//! Discovery documents generated from the registry: `/api`, `/api/v1`,
+//! `/apis`, `/apis/{group}`, `/apis/{group}/{version}`, `/version`.
+
+use serde_json::{Value, json};
+
+use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::registry::Registry;
+
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+fn resource(kind: &KindSpec) -> Value {
+    let mut r = json!({
+        "name": kind.resource,
+        "singularName": kind.singular,
+        "namespaced": kind.namespaced,
+        "kind": kind.kind,
+        "verbs": VERBS,
+    });
+    if !kind.short_names.is_empty() {
+        r["shortNames"] = json!(kind.short_names);
+    }
+    if !kind.categories.is_empty() {
+        r["categories"] = json!(kind.categories);
+    }
+    r
+}
+
+/// `/api`
+#[must_use]
+pub fn core_versions(server_address: &str) -> Value {
+    json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]})
+}
+
+/// `/api/{version}` and `/apis/{group}/{version}`.
+pub fn resources(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiError> {
+    let kinds: Vec<Value> = registry
+        .in_group_version(group, version)
+        .map(|k| resource(k))
+        .collect();
+    if kinds.is_empty() {
+        return Err(ApiError::PathNotFound);
+    }
+    let group_version = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    let mut doc =
+        json!({"kind": "APIResourceList", "groupVersion": group_version, "resources": kinds});
+    if !group.is_empty() {
+        doc["apiVersion"] = json!("v1");
+    }
+    Ok(doc)
+}
+
+fn group_entry(name: &str, versions: &[String]) -> Value {
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+        .collect();
+    json!({"name": name, "versions": vs, "preferredVersion": vs[0]})
+}
+
+/// `/apis`
+#[must_use]
+pub fn groups(registry: &Registry) -> Value {
+    let groups: Vec<Value> = registry
+        .groups()
+        .iter()
+        .map(|(g, vs)| group_entry(g, vs))
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/{group}`
+pub fn group(registry: &Registry, name: &str) -> Result<Value, ApiError> {
+    let (g, vs) = registry
+        .groups()
+        .into_iter()
+        .find(|(g, _)| g == name)
+        .ok_or(ApiError::PathNotFound)?;
+    let mut doc = group_entry(&g, &vs);
+    let map = doc.as_object_mut().expect("an object");
+    let mut out = serde_json::Map::new();
+    out.insert("kind".into(), json!("APIGroup"));
+    out.insert("apiVersion".into(), json!("v1"));
+    out.append(map);
+    Ok(Value::Object(out))
+}
+
+/// `/version`
+#[must_use]
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "32",
+        "gitVersion": concat!("v1.32.0-cairn.", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH),
+    })
+}

@@ -1,0 +1,130 @@
+//! The hyper front end: accept loop, routing, negotiation, and the request
+//! path (authentication and authorization will slot in before dispatch).
+
+pub mod body;
+pub mod discovery;
+pub mod health;
+pub mod negotiate;
+pub mod params;
+pub mod resource;
+pub mod respond;
+pub mod router;
+pub mod watch;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{Method, Request, Response, header};
+use hyper::body::Incoming;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tokio::sync::watch as signal;
+
+use crate::api::error::ApiError;
+use crate::api::store::Store;
+use crate::config::Config;
+use body::Body;
+use health::Health;
+use params::Query;
+use respond::Writer;
+use router::Route;
+
+/// Everything a request handler needs.
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub health: Arc<Health>,
+    /// Flips to `true` when the server stops: watches end on it.
+    pub shutdown: signal::Receiver<bool>,
+}
+
+/// Handles one request.
+pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    let query = Query::parse(req.uri().query());
+    let user_agent = req
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let accept = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let pretty = negotiate::wants_pretty(query.get("pretty"), user_agent.as_deref());
+    let route = router::route(&path);
+    if let Route::Health { endpoint, check } = &route {
+        return state.health.respond(
+            endpoint,
+            check.as_deref(),
+            &query,
+            state.store.storage.as_ref(),
+        );
+    }
+    let writer = match negotiate::response_encoding(accept.as_deref()) {
+        Ok(encoding) => Writer { encoding, pretty },
+        Err(e) => {
+            return Writer {
+                pretty,
+                ..Writer::default()
+            }
+            .error(&e);
+        }
+    };
+    let registry = &state.store.registry;
+    let doc = match route {
+        Route::Resource(info) => return resource::handle(&state, req, info, query, writer).await,
+        _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
+            action: req.method().to_string(),
+            resource: path.clone(),
+        }),
+        Route::Version => Ok(discovery::version()),
+        Route::CoreVersions => Ok(discovery::core_versions(&state.config.advertise_address())),
+        Route::CoreResources { version } => discovery::resources(registry, "", &version),
+        Route::Groups => Ok(discovery::groups(registry)),
+        Route::Group { group } => discovery::group(registry, &group),
+        Route::GroupResources { group, version } => {
+            discovery::resources(registry, &group, &version)
+        }
+        Route::Health { .. } | Route::NotFound => Err(ApiError::PathNotFound),
+    };
+    match doc {
+        Ok(v) => writer.object(200, &v, &[]),
+        Err(e) => writer.error(&e),
+    }
+}
+
+/// Serves connections until `stop` flips, then waits (bounded) for open
+/// requests to finish.
+pub async fn serve(state: Arc<AppState>, listener: TcpListener, mut stop: signal::Receiver<bool>) {
+    let graceful = GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _peer)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let state = Arc::clone(&state);
+                let svc = service_fn(move |req| {
+                    let state = Arc::clone(&state);
+                    async move { Ok::<_, Infallible>(handle(state, req).await) }
+                });
+                let conn = auto::Builder::new(TokioExecutor::new()).serve_connection_with_upgrades(TokioIo::new(stream), svc).into_owned();
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+            }
+            _ = stop.changed() => break,
+        }
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(Duration::from_secs(30)) => tracing::warn!("some connections did not finish within 30s of shutdown"),
+    }
+}

@@ -1,0 +1,286 @@
+//! Resource requests: picks the verb from method, path and `watch`, calls the
+//! generic store, and writes the answer. One set of handlers for every kind.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Method, Request, Response, header};
+use hyper::body::Incoming;
+use serde_json::{Value, json};
+
+use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::patch::PatchType;
+use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
+use crate::http::AppState;
+use crate::http::body::{Body, read_limited};
+use crate::http::negotiate::{decode_body, essence};
+use crate::http::params::Query;
+use crate::http::respond::Writer;
+use crate::http::router::RequestInfo;
+use crate::http::watch;
+
+fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Serves one resource request.
+pub async fn handle(
+    state: &Arc<AppState>,
+    req: Request<Incoming>,
+    info: RequestInfo,
+    query: Query,
+    writer: Writer,
+) -> Response<Body> {
+    match dispatch(state, req, &info, &query, writer).await {
+        Ok(resp) => resp,
+        Err(e) => writer.error(&e),
+    }
+}
+
+fn method_not_allowed(kind: &KindSpec, action: &str) -> ApiError {
+    ApiError::MethodNotAllowed {
+        action: action.into(),
+        resource: kind.qualified_resource(),
+    }
+}
+
+async fn dispatch(
+    state: &Arc<AppState>,
+    req: Request<Incoming>,
+    info: &RequestInfo,
+    query: &Query,
+    writer: Writer,
+) -> Result<Response<Body>, ApiError> {
+    let kind = state
+        .store
+        .registry
+        .lookup(&info.group, &info.version, &info.resource)
+        .cloned()
+        .ok_or(ApiError::PathNotFound)?;
+    if info.namespace.is_some() && !kind.namespaced {
+        return Err(ApiError::PathNotFound);
+    }
+    if info.subresource.is_some() {
+        return Err(ApiError::PathNotFound);
+    }
+    let ns = info.namespace.as_deref();
+    let name = info.name.as_deref();
+    if kind.namespaced && ns.is_none() && name.is_some() {
+        return Err(ApiError::PathNotFound);
+    }
+    let watching = info.watch_path || query.bool("watch")?.unwrap_or(false);
+    let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
+    let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
+    let method = req.method().clone();
+    let read_body =
+        |req: Request<Incoming>| read_limited(req.into_body(), state.config.max_request_bytes);
+    match (method, name) {
+        (Method::GET, _) if watching => watch::serve(state, &kind, ns, name, query).await,
+        (Method::GET, Some(name)) => {
+            let obj = state
+                .store
+                .get(&kind, ns, name, query.get("resourceVersion"))
+                .await?;
+            Ok(writer.object(200, &obj, &[]))
+        }
+        (Method::GET, None) => {
+            let page = state
+                .store
+                .list(&kind, ns, &query.list_options(&kind)?)
+                .await?;
+            Ok(writer.object(200, &list_object(&kind, page), &[]))
+        }
+        (Method::POST, None) => {
+            if kind.namespaced && ns.is_none() {
+                return Err(method_not_allowed(&kind, "create"));
+            }
+            let opts = query.write_options(user_agent.as_deref())?;
+            let body = read_body(req).await?;
+            let decoded = decode_body(content_type.as_deref(), &body)?;
+            let out = state.store.create(&kind, ns, decoded, &opts).await?;
+            Ok(writer.object(201, &out.object, &out.warnings))
+        }
+        (Method::PUT, Some(name)) => {
+            let opts = query.write_options(user_agent.as_deref())?;
+            let body = read_body(req).await?;
+            let decoded = decode_body(content_type.as_deref(), &body)?;
+            let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
+            Ok(writer.object(
+                if out.created { 201 } else { 200 },
+                &out.object,
+                &out.warnings,
+            ))
+        }
+        (Method::PATCH, Some(name)) => {
+            let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
+                .ok_or_else(|| {
+                    ApiError::UnsupportedMediaType(
+                        [
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json",
+                            "application/apply-patch+yaml",
+                        ]
+                        .map(String::from)
+                        .to_vec(),
+                    )
+                })?;
+            if query.has("force") && patch_type != PatchType::Apply {
+                return Err(ApiError::BadRequest(
+                    "force: Forbidden: may not be specified for non-apply patch".into(),
+                ));
+            }
+            let opts = query.write_options(user_agent.as_deref())?;
+            let body = read_body(req).await?;
+            let out = state
+                .store
+                .patch(&kind, ns, name, patch_type, &body, &opts)
+                .await?;
+            Ok(writer.object(
+                if out.created { 201 } else { 200 },
+                &out.object,
+                &out.warnings,
+            ))
+        }
+        (Method::DELETE, Some(name)) => {
+            let body = read_body(req).await?;
+            let mut opts = delete_options(query, &body)?;
+            check_unsafe_delete(state, &mut opts)?;
+            match state.store.delete(&kind, ns, name, &opts).await? {
+                Deleted::Removed(obj) if kind.return_deleted_object => {
+                    Ok(writer.object(200, &obj, &[]))
+                }
+                Deleted::Removed(obj) => Ok(writer.object(200, &success_status(&kind, &obj), &[])),
+                Deleted::Pending(obj) => {
+                    let code = if opts.orphan_dependents == Some(false) {
+                        202
+                    } else {
+                        200
+                    };
+                    Ok(writer.object(code, &obj, &[]))
+                }
+            }
+        }
+        (Method::DELETE, None) => {
+            let body = read_body(req).await?;
+            let mut opts = delete_options(query, &body)?;
+            check_unsafe_delete(state, &mut opts)?;
+            let list = query.list_options(&kind)?;
+            let (items, revision) = state
+                .store
+                .delete_collection(&kind, ns, &list, &opts)
+                .await?;
+            let page = ListPage {
+                items,
+                revision,
+                continue_token: None,
+                remaining: None,
+            };
+            Ok(writer.object(200, &list_object(&kind, page), &[]))
+        }
+        (Method::PUT | Method::PATCH, None) => {
+            Err(method_not_allowed(&kind, "this method on a collection"))
+        }
+        (Method::POST, Some(_)) => Err(method_not_allowed(&kind, "create on a named resource")),
+        (m, _) => Err(method_not_allowed(&kind, m.as_str())),
+    }
+}
+
+/// `<Kind>List` for a page.
+#[must_use]
+pub fn list_object(kind: &KindSpec, page: ListPage) -> Value {
+    let mut meta = serde_json::Map::new();
+    meta.insert(
+        "resourceVersion".into(),
+        json!(page.revision.get().to_string()),
+    );
+    if let Some(c) = page.continue_token {
+        meta.insert("continue".into(), json!(c));
+    }
+    if let Some(r) = page.remaining {
+        meta.insert("remainingItemCount".into(), json!(r));
+    }
+    json!({"kind": kind.list_kind, "apiVersion": kind.api_version(), "metadata": meta, "items": page.items})
+}
+
+/// DeleteOptions from the query and an optional JSON body.
+fn delete_options(query: &Query, body: &Bytes) -> Result<DeleteOptions, ApiError> {
+    let mut opts = query.delete_options()?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(opts);
+    }
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
+    if let Some(dry) = v.get("dryRun").and_then(Value::as_array) {
+        for d in dry {
+            if d.as_str() != Some("All") {
+                return Err(ApiError::BadRequest(format!(
+                    "dryRun: Unsupported value: {d}: supported values: \"All\""
+                )));
+            }
+        }
+        opts.dry_run |= !dry.is_empty();
+    }
+    if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+        opts.grace_period_seconds = Some(g);
+    }
+    if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
+        if !matches!(p, "Orphan" | "Background" | "Foreground") {
+            return Err(ApiError::BadRequest(format!(
+                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
+            )));
+        }
+        opts.propagation_policy = Some(p.into());
+    }
+    if let Some(o) = v.get("orphanDependents").and_then(Value::as_bool) {
+        opts.orphan_dependents = Some(o);
+    }
+    if opts.orphan_dependents.is_some() && opts.propagation_policy.is_some() {
+        return Err(ApiError::BadRequest("propagationPolicy: Invalid value: orphanDependents and propagationPolicy cannot both be set".into()));
+    }
+    if let Some(pre) = v.get("preconditions") {
+        opts.precondition_uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
+        opts.precondition_rv =
+            crate::api::store::parse_rv(pre.get("resourceVersion").and_then(Value::as_str))?;
+    }
+    if let Some(u) = v
+        .get("ignoreStoreReadErrorWithClusterBreakingPotential")
+        .and_then(Value::as_bool)
+    {
+        opts.unsafe_delete = u;
+    }
+    Ok(opts)
+}
+
+/// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate
+/// is on; then it excludes every other option, and — as every stored object
+/// here decodes — the delete is refused, as Kubernetes refuses an unsafe
+/// delete of a readable object.
+fn check_unsafe_delete(state: &AppState, opts: &mut DeleteOptions) -> Result<(), ApiError> {
+    if !opts.unsafe_delete {
+        return Ok(());
+    }
+    if !state
+        .config
+        .feature_gates
+        .enabled("AllowUnsafeMalformedObjectDeletion")
+    {
+        opts.unsafe_delete = false;
+        return Ok(());
+    }
+    let others = opts.dry_run
+        || opts.grace_period_seconds.is_some()
+        || opts.orphan_dependents.is_some()
+        || opts.propagation_policy.is_some()
+        || opts.precondition_uid.is_some()
+        || opts.precondition_rv.is_some();
+    if others {
+        return Err(ApiError::BadRequest(
+            "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be combined with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy".into(),
+        ));
+    }
+    Err(ApiError::BadRequest(
+        "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively meant to delete corrupt objects that cannot be read; this object can be read, delete it normally".into(),
+    ))
+}

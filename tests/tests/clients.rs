@@ -1,0 +1,116 @@
+//! Real clients against the real binary: the official Python `kubernetes`
+//! client and kubectl. Each is skipped, with a message, when not installed
+//! (the README's test command installs the Python client into `.venv`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use cairn_tests::Server;
+
+fn python() -> Option<PathBuf> {
+    let candidate = std::env::var("CAIRN_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python"));
+    let ok = Command::new(&candidate)
+        .args(["-c", "import kubernetes"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(candidate)
+}
+
+#[test]
+fn python_kubernetes_client_core_v1() {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
+        );
+        return;
+    };
+    let s = Server::start(&[]);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/core_v1.py");
+    let out = Command::new(py)
+        .arg(script)
+        .arg(s.url())
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "python client checks failed:\n{stdout}\n{}\nserver log:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        s.log_text()
+    );
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}
+
+fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
+    use std::io::Write;
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--server")
+        .arg(s.url())
+        .args(args)
+        .env("KUBECONFIG", "/dev/null");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("kubectl");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("kubectl output");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+#[test]
+fn kubectl_events_and_namespaces() {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: kubectl is not on PATH");
+        return;
+    }
+    let s = Server::start(&[]);
+    let (ok, out) = kubectl(&s, &["get", "namespaces"], None);
+    assert!(ok && out.contains("kube-system"), "{out}");
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kc\n";
+    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(ns));
+    assert!(ok && out.contains("namespace/kc created"), "{out}");
+    let ev = "apiVersion: v1\nkind: Event\nmetadata:\n  name: kc-ev\n  namespace: kc\ninvolvedObject:\n  kind: Pod\n  name: web\nreason: FromKubectl\nmessage: hi\ntype: Normal\n";
+    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(ev));
+    assert!(ok && out.contains("event/kc-ev created"), "{out}");
+    let (ok, out) = kubectl(&s, &["get", "events", "-n", "kc"], None);
+    assert!(ok && out.contains("kc-ev"), "{out}");
+    let (ok, out) = kubectl(
+        &s,
+        &["get", "event", "kc-ev", "-n", "kc", "-o", "yaml"],
+        None,
+    );
+    assert!(
+        ok && out.contains("reason: FromKubectl") && out.contains("resourceVersion:"),
+        "{out}"
+    );
+    let (ok, out) = kubectl(&s, &["get", "events", "-A", "-o", "name"], None);
+    assert!(ok && out.contains("event/kc-ev"), "{out}");
+    let (ok, out) = kubectl(&s, &["delete", "event", "kc-ev", "-n", "kc"], None);
+    assert!(ok && out.contains("deleted"), "{out}");
+    let (ok, out) = kubectl(&s, &["delete", "namespace", "kc"], None);
+    assert!(ok && out.contains("namespace \"kc\" deleted"), "{out}");
+    let (ok, out) = kubectl(&s, &["get", "namespace", "kc"], None);
+    assert!(!ok && out.contains("NotFound"), "{out}");
+}
