@@ -654,3 +654,24 @@ fn managed_fields_are_kept_and_watch_covers_all_namespaces() {
         .collect();
     assert_eq!(names, vec![json!("mf"), json!("elsewhere")]);
 }
+
+#[test]
+fn timestamps_are_written_as_kubernetes_writes_them() {
+    let s = Server::start(&[]);
+    let mut e = event("times", "r");
+    e["firstTimestamp"] = json!("2024-05-01T12:00:00.9+02:00");
+    e["eventTime"] = json!("2024-05-01T10:00:00.5Z");
+    e["series"] = json!({"count": 2, "lastObservedTime": "2024-05-01T10:00:01Z"});
+    let created = s.post(EVENTS, &e);
+    assert_eq!(created.status, 201, "{}", created.text());
+    let v = created.json();
+    assert_eq!(v["firstTimestamp"], "2024-05-01T10:00:00Z");
+    assert_eq!(v["eventTime"], "2024-05-01T10:00:00.500000Z");
+    assert_eq!(
+        v["series"]["lastObservedTime"],
+        "2024-05-01T10:00:01.000000Z"
+    );
+    let mut bad = event("bad-time", "r");
+    bad["lastTimestamp"] = json!("yesterday");
+    assert_eq!(status_of(&s.post(EVENTS, &bad)).0, 400);
+}

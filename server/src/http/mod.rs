@@ -1,6 +1,7 @@
 //! The hyper front end: accept loop, routing, negotiation, and the request
 //! path (authentication and authorization will slot in before dispatch).
 
+pub mod auth;
 pub mod body;
 pub mod discovery;
 pub mod health;

@@ -12,13 +12,13 @@ use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
 use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
-use crate::http::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::Query;
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 use crate::http::watch;
+use crate::http::{AppState, auth};
 
 fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
@@ -35,6 +35,21 @@ pub async fn handle(
     match dispatch(state, req, &info, &query, writer).await {
         Ok(resp) => resp,
         Err(e) => writer.error(&e),
+    }
+}
+
+/// The Kubernetes verb of a request (for authorization).
+fn verb_of(method: &Method, named: bool, watching: bool) -> &'static str {
+    match (method.as_str(), named) {
+        (_, _) if watching => "watch",
+        ("GET", true) => "get",
+        ("GET", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "delete",
+        ("DELETE", false) => "deletecollection",
+        _ => "unknown",
     }
 }
 
@@ -70,6 +85,11 @@ async fn dispatch(
         return Err(ApiError::PathNotFound);
     }
     let watching = info.watch_path || query.bool("watch")?.unwrap_or(false);
+    auth::authorize(
+        &auth::insecure_port_user(),
+        verb_of(req.method(), name.is_some(), watching),
+        info,
+    )?;
     let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
     let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
     let method = req.method().clone();

@@ -24,6 +24,7 @@ mod error;
 mod format;
 mod meta;
 mod model;
+mod normalize;
 mod openapi;
 mod unknown;
 mod validate;
@@ -32,6 +33,7 @@ mod validate;
 mod tests;
 
 pub use error::{ErrorType, FieldError, go_quote};
-pub use model::{Schema, SchemaType};
+pub use model::{Schema, SchemaType, TimePrecision};
+pub use normalize::normalize;
 pub use unknown::{prune, unknown_fields};
 pub use validate::validate;

@@ -78,6 +78,18 @@ pub struct Schema {
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`: `granular` or `atomic` (server-side apply).
     pub map_type: Option<String>,
+    /// Set on Kubernetes `Time` / `MicroTime` fields: how they are written
+    /// back (see `normalize`).
+    pub time_precision: Option<TimePrecision>,
+}
+
+/// How a timestamp field is serialized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimePrecision {
+    /// `Time`: whole seconds, UTC (`2024-05-01T10:00:00Z`).
+    Seconds,
+    /// `MicroTime`: six fraction digits, UTC (`2024-05-01T10:00:00.000000Z`).
+    Micros,
 }
 
 impl Schema {
@@ -131,14 +143,20 @@ impl Schema {
     /// Kubernetes `Time`: an RFC 3339 string (served at second precision).
     #[must_use]
     pub fn time() -> Schema {
-        Schema::formatted(SchemaType::String, "date-time")
+        Schema {
+            time_precision: Some(TimePrecision::Seconds),
+            ..Schema::formatted(SchemaType::String, "date-time")
+        }
     }
 
     /// Kubernetes `MicroTime`: an RFC 3339 string (served with microseconds).
     /// Input is checked like `Time`; a fraction is optional on both.
     #[must_use]
     pub fn micro_time() -> Schema {
-        Schema::formatted(SchemaType::String, "date-time")
+        Schema {
+            time_precision: Some(TimePrecision::Micros),
+            ..Schema::formatted(SchemaType::String, "date-time")
+        }
     }
 
     /// Go `[]byte`: a base64 (standard alphabet, padded) string.

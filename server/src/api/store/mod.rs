@@ -152,6 +152,7 @@ impl Store {
             let name = crate::api::object::name(&value).to_string();
             return Err(kind.invalid(&name, causes, 400));
         }
+        schema::normalize(&kind.schema, &mut value);
         Ok((value, warnings))
     }
 
