@@ -30,6 +30,14 @@ def main(url):
     names = [n.metadata.name for n in api.list_namespace().items]
     check("list_namespace has defaults and py-ns", {"default", "kube-system", "kube-public", "py-ns"} <= set(names))
     check("list_namespace label selector", [n.metadata.name for n in api.list_namespace(label_selector="team=py").items] == ["py-ns"])
+    current = api.read_namespace("py-ns")
+    current.metadata.labels = {"team": "py", "tier": "test"}
+    replaced_ns = api.replace_namespace("py-ns", current)
+    check("replace_namespace", replaced_ns.metadata.labels == {"team": "py", "tier": "test"})
+    patched_ns = api.patch_namespace(
+        "py-ns", {"metadata": {"annotations": {"note": "patched"}}}, _content_type="application/merge-patch+json"
+    )
+    check("patch_namespace", patched_ns.metadata.annotations == {"note": "patched"} and patched_ns.spec.finalizers == ["kubernetes"])
 
     # Events
     now = datetime.now(timezone.utc).replace(microsecond=0)
