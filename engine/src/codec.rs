@@ -7,7 +7,7 @@
 use crc32fast::Hasher;
 
 /// Version of every file this build writes and reads.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 1;
 pub(crate) const SEGMENT_MAGIC: [u8; 8] = *b"CAIRNSEG";
 pub(crate) const SIDECAR_MAGIC: [u8; 8] = *b"CAIRNIDX";
 pub(crate) const MANIFEST_MAGIC: [u8; 8] = *b"CAIRNMAN";

@@ -197,7 +197,7 @@ impl Engine {
         })
     }
 
-    fn shared(&self) -> &Arc<Shared> {
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.handle.shared
     }
 

@@ -25,6 +25,10 @@
 //! each version carries `create_revision`, `mod_revision` and `version`;
 //! compaction at C keeps, per key, the newest version at or below C (unless it
 //! is a delete) and everything newer. The on-disk format is in `FORMAT.md`.
+//!
+//! Offline tools (cairn-store) read and repair data directories through
+//! [`inspect`] (verify, the log record by record, repair) and [`snapshot`]
+//! (single-file snapshots at a revision and their restore).
 
 mod codec;
 mod commit;
@@ -34,6 +38,7 @@ mod error;
 mod failpoint;
 mod housekeeping;
 mod index;
+pub mod inspect;
 mod lease;
 mod lock;
 mod manifest;
@@ -43,10 +48,12 @@ mod record;
 mod revision;
 mod segment;
 mod shared;
+pub mod snapshot;
 mod stats;
 mod txn;
 mod watch;
 
+pub use codec::FORMAT_VERSION;
 pub use compaction::reclaim::ReclaimStats;
 pub use engine::{Engine, GetResult, RangeOptions, RangeResult};
 pub use error::{Error, Result};

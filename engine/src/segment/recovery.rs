@@ -80,7 +80,18 @@ pub(crate) fn scan(
 /// Whether any offset from `from` on starts a valid record newer than
 /// `after_rev`: if so, the bad bytes before it are damage, not a torn write.
 fn valid_record_after(buf: &[u8], from: usize, max_body: usize, after_rev: u64) -> bool {
-    (from..buf.len()).any(|p| {
+    next_valid_record(buf, from, max_body, after_rev).is_some()
+}
+
+/// The first offset from `from` on that starts a valid record newer than
+/// `after_rev`.
+pub(crate) fn next_valid_record(
+    buf: &[u8],
+    from: usize,
+    max_body: usize,
+    after_rev: u64,
+) -> Option<usize> {
+    (from..buf.len()).find(|&p| {
         let plausible = u32_at(buf, p).is_some_and(|len| {
             let len = len as usize;
             len >= TXN_HEADER_LEN && len <= max_body && p + 8 + len <= buf.len()
