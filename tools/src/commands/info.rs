@@ -1,0 +1,141 @@
+//! `info`: what a data directory holds, from a read-only open.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use cairn_engine::inspect::SegmentInfo;
+use cairn_engine::{FORMAT_VERSION, lock_holder};
+use serde_json::{Value, json};
+
+use crate::cli::Format;
+use crate::commands::{file_name, ok, open_read_only};
+use crate::encode::size;
+use crate::error::Result;
+use crate::output::{Out, fields, table};
+
+pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
+    let engine = open_read_only(dir)?;
+    let holder = lock_holder(dir);
+    let stats = engine.stats();
+    let segments = engine.segments();
+    let torn = segments
+        .last()
+        .filter(|s| s.file_bytes > s.bytes && s.bytes > 0)
+        .map(|s| (s, s.file_bytes - s.bytes));
+    if format == Format::Json {
+        out.json(&json!({
+            "data_dir": dir.display().to_string(),
+            "format_version": FORMAT_VERSION,
+            "lock_holder": holder,
+            "current_revision": stats.current_revision.get(),
+            "compacted_revision": stats.compacted_revision.get(),
+            "live_keys": stats.live_keys,
+            "versions": stats.versions,
+            "records": stats.records,
+            "retained_revisions": stats.retained_revisions,
+            "expiring_keys": stats.expiring_keys,
+            "bytes": stats.bytes_on_disk,
+            "bytes_reclaimable": stats.bytes_reclaimable,
+            "torn_tail": torn.map(|(s, bytes)| json!({
+                "file": file_name(&s.file), "offset": s.bytes, "bytes": bytes,
+            })),
+            "segments": segments.iter().map(segment_json).collect::<Vec<Value>>(),
+        }))?;
+        return ok();
+    }
+    let mut rows = vec![
+        ("format version", FORMAT_VERSION.to_string()),
+        ("data dir", dir.display().to_string()),
+        (
+            "lock holder",
+            holder.unwrap_or_else(|| "none (not in use)".into()),
+        ),
+        ("current revision", stats.current_revision.to_string()),
+        ("compacted revision", stats.compacted_revision.to_string()),
+        ("live keys", stats.live_keys.to_string()),
+        ("versions", stats.versions.to_string()),
+        ("records", stats.records.to_string()),
+        ("expiring keys", stats.expiring_keys.to_string()),
+        (
+            "segment bytes",
+            format!(
+                "{} ({} bytes)",
+                size(stats.bytes_on_disk),
+                stats.bytes_on_disk
+            ),
+        ),
+        (
+            "bytes reclaimable",
+            format!(
+                "{} (estimate; `cairn-store defrag` gives it back)",
+                size(stats.bytes_reclaimable)
+            ),
+        ),
+    ];
+    if let Some((s, bytes)) = torn {
+        rows.push((
+            "torn tail",
+            format!(
+                "{bytes} bytes at offset {} of {} (`cairn-store repair` truncates them)",
+                s.bytes,
+                file_name(&s.file)
+            ),
+        ));
+    }
+    out.table(&fields(rows))?;
+    out.line("")?;
+    let mut t = table(
+        &[
+            "SEGMENT",
+            "STATE",
+            "BYTES",
+            "FIRST REV",
+            "LAST REV",
+            "RECORDS",
+            "OPS",
+            "DROPPED",
+            "RECLAIMABLE",
+            "SIDECAR",
+        ],
+        &[2, 3, 4, 5, 6, 7, 8],
+    );
+    for s in &segments {
+        let rev = |r: Option<cairn_engine::Revision>| r.map_or("-".into(), |r| r.to_string());
+        t.add_row(vec![
+            file_name(&s.file),
+            if s.active { "active" } else { "sealed" }.into(),
+            s.bytes.to_string(),
+            rev(s.first_revision),
+            rev(s.last_revision),
+            s.records.to_string(),
+            s.ops.to_string(),
+            s.dropped_ops.to_string(),
+            s.reclaimable_bytes.to_string(),
+            match (s.active, s.sidecar) {
+                (true, _) => "-",
+                (false, true) => "yes",
+                (false, false) => "missing",
+            }
+            .into(),
+        ]);
+    }
+    out.table(&t)?;
+    ok()
+}
+
+fn segment_json(s: &SegmentInfo) -> Value {
+    json!({
+        "file": file_name(&s.file),
+        "id": s.id,
+        "active": s.active,
+        "bytes": s.bytes,
+        "file_bytes": s.file_bytes,
+        "first_revision": s.first_revision.map(cairn_engine::Revision::get),
+        "last_revision": s.last_revision.map(cairn_engine::Revision::get),
+        "records": s.records,
+        "ops": s.ops,
+        "dropped_ops": s.dropped_ops,
+        "reclaimable_bytes": s.reclaimable_bytes,
+        "sidecar": s.sidecar,
+    })
+}

@@ -1,0 +1,55 @@
+//! The tool's one error type, and the exit code each kind of failure gives.
+
+use std::io;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The command line cannot be used: exit 2.
+    #[error("{0}")]
+    Usage(String),
+    /// The engine failed or refused: exit 1.
+    #[error(transparent)]
+    Engine(#[from] cairn_engine::Error),
+    /// The engine refused an operation; `what` says which: exit 1.
+    #[error("{what}: {source}")]
+    Refused {
+        /// "cannot compact", ...
+        what: String,
+        /// The engine's reason.
+        source: cairn_engine::Error,
+    },
+    /// The directory is not in a state the command accepts: exit 1.
+    #[error("{0}")]
+    Failed(String),
+    /// A key has no value or history: exit 1.
+    #[error("{0}")]
+    NotFound(String),
+    /// Writing to stdout failed.
+    #[error("writing output: {0}")]
+    Output(#[from] io::Error),
+}
+
+impl CliError {
+    /// The process exit code for this failure.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => 2,
+            _ => 1,
+        }
+    }
+
+    /// A reader closed the pipe (`cairn-store dump | head`): not a failure.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    /// Wraps an engine error with the operation it stopped.
+    pub fn refused(what: impl Into<String>) -> impl FnOnce(cairn_engine::Error) -> CliError {
+        let what = what.into();
+        move |source| CliError::Refused { what, source }
+    }
+}
+
+/// Result of a command.
+pub type Result<T, E = CliError> = std::result::Result<T, E>;

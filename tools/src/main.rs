@@ -1,0 +1,31 @@
+//! `cairn-store`: offline inspection, verification, compaction, snapshots and
+//! repair of cairn data directories, built on `cairn-engine` alone (as
+//! etcdutl is on etcd's storage). Read commands open the directory read-only
+//! and never repair; commands that write take its lock and refuse while a
+//! server holds it.
+
+mod cli;
+mod commands;
+mod encode;
+mod error;
+mod object;
+mod output;
+mod progress;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match cli::parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match commands::run(cli) {
+        Ok(code) => code,
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "cairn-store: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
