@@ -12,5 +12,6 @@ pub mod patch;
 pub mod registry;
 pub mod schema;
 pub mod selectors;
+pub mod served;
 pub mod store;
 pub mod validation;

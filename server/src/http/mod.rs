@@ -5,6 +5,7 @@ pub mod auth;
 pub mod body;
 pub mod discovery;
 pub mod health;
+pub mod list_body;
 pub mod negotiate;
 pub mod params;
 pub mod resource;

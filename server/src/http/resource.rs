@@ -11,14 +11,17 @@ use serde_json::{Value, json};
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
-use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
+use crate::api::served;
+use crate::api::store::{DeleteOptions, Deleted, ListPage, Store, delete::success_status};
 use crate::http::body::{Body, read_limited};
+use crate::http::list_body::ListBody;
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::Query;
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 use crate::http::watch;
 use crate::http::{AppState, auth};
+use http_body_util::BodyExt;
 
 fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
@@ -98,17 +101,40 @@ async fn dispatch(
     match (method, name) {
         (Method::GET, _) if watching => watch::serve(state, &kind, ns, name, query).await,
         (Method::GET, Some(name)) => {
-            let obj = state
+            let kv = state
                 .store
-                .get(&kind, ns, name, query.get("resourceVersion"))
+                .get_raw(&kind, ns, name, query.get("resourceVersion"))
                 .await?;
-            Ok(writer.object(200, &obj, &[]))
+            if writer.is_compact_json() {
+                return Ok(writer.bytes(200, served::object_bytes(&kv)));
+            }
+            Ok(writer.object(200, &Store::decode_stored(&kv)?, &[]))
         }
         (Method::GET, None) => {
             let page = state
                 .store
-                .list(&kind, ns, &query.list_options(&kind)?)
+                .list_raw(&kind, ns, &query.list_options(&kind)?)
                 .await?;
+            if writer.is_compact_json() {
+                let head = list_head(
+                    &kind,
+                    page.revision,
+                    page.continue_token.as_deref(),
+                    page.remaining,
+                );
+                return Ok(writer.stream(ListBody::new(head, page.items).boxed()));
+            }
+            let items = page
+                .items
+                .iter()
+                .map(Store::decode_stored)
+                .collect::<Result<Vec<_>, _>>()?;
+            let page = ListPage {
+                items,
+                revision: page.revision,
+                continue_token: page.continue_token,
+                remaining: page.remaining,
+            };
             Ok(writer.object(200, &list_object(&kind, page), &[]))
         }
         (Method::POST, None) => {
@@ -205,6 +231,29 @@ async fn dispatch(
         (Method::POST, Some(_)) => Err(method_not_allowed(&kind, "create on a named resource")),
         (m, _) => Err(method_not_allowed(&kind, m.as_str())),
     }
+}
+
+/// The JSON of a `<Kind>List` up to and including `"items":[`.
+fn list_head(
+    kind: &KindSpec,
+    revision: crate::storage::Revision,
+    continue_token: Option<&str>,
+    remaining: Option<u64>,
+) -> Vec<u8> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("resourceVersion".into(), json!(revision.get().to_string()));
+    if let Some(c) = continue_token {
+        meta.insert("continue".into(), json!(c));
+    }
+    if let Some(r) = remaining {
+        meta.insert("remainingItemCount".into(), json!(r));
+    }
+    let envelope =
+        json!({"kind": kind.list_kind, "apiVersion": kind.api_version(), "metadata": meta});
+    let mut head = serde_json::to_vec(&envelope).expect("JSON values serialize");
+    head.pop();
+    head.extend_from_slice(b",\"items\":[");
+    head
 }
 
 /// `<Kind>List` for a page.

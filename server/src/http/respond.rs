@@ -38,6 +38,35 @@ impl Writer {
         resp
     }
 
+    /// Whether this response is compact JSON (stored bytes can be served as they are).
+    #[must_use]
+    pub fn is_compact_json(&self) -> bool {
+        self.encoding == Encoding::Json && !self.pretty
+    }
+
+    /// Already-encoded JSON bytes.
+    #[must_use]
+    pub fn bytes(&self, code: u16, body: Vec<u8>) -> Response<Body> {
+        let mut resp = Response::new(full(body));
+        *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(self.encoding.content_type()),
+        );
+        resp
+    }
+
+    /// A streamed 200 response in this encoding.
+    #[must_use]
+    pub fn stream(&self, body: Body) -> Response<Body> {
+        let mut resp = Response::new(body);
+        resp.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(self.encoding.content_type()),
+        );
+        resp
+    }
+
     /// The error as a `Status` (plain text for unknown paths, as Kubernetes).
     #[must_use]
     pub fn error(&self, err: &ApiError) -> Response<Body> {

@@ -11,7 +11,7 @@ use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector};
 use crate::api::store::{Store, parse_rv, storage_error};
-use crate::storage::{KeyRange, RangeOptions, Revision, StorageError};
+use crate::storage::{KeyRange, KeyValue, RangeOptions, Revision, StorageError};
 
 /// `resourceVersionMatch`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +29,14 @@ pub struct ListOptions {
     pub continue_token: Option<String>,
     pub resource_version: Option<String>,
     pub rv_match: Option<ResourceVersionMatch>,
+}
+
+/// One page of a list as stored records (served without parsing).
+pub struct RawPage {
+    pub items: Vec<KeyValue>,
+    pub revision: Revision,
+    pub continue_token: Option<String>,
+    pub remaining: Option<u64>,
 }
 
 /// One page of a list.
@@ -101,17 +109,26 @@ impl Store {
         name: &str,
         rv: Option<&str>,
     ) -> Result<Value, ApiError> {
+        Store::decode_stored(&self.get_raw(kind, ns, name, rv).await?)
+    }
+
+    /// GET as the stored record.
+    pub async fn get_raw(
+        &self,
+        kind: &KindSpec,
+        ns: Option<&str>,
+        name: &str,
+        rv: Option<&str>,
+    ) -> Result<KeyValue, ApiError> {
         if let Some(min) = parse_rv(rv)?.filter(|&r| r > 0) {
             self.wait_for_revision(min).await?;
         }
         let key = keys::object_key(kind, ns, name);
-        let kv = self
-            .storage
+        self.storage
             .get(&key, None)
             .map_err(storage_error)?
             .kv
-            .ok_or_else(|| kind.not_found(name))?;
-        Store::decode_stored(&kv)
+            .ok_or_else(|| kind.not_found(name))
     }
 
     /// The spec 6.3 list table: where to read, and the continue token in force.
@@ -160,6 +177,28 @@ impl Store {
         ns: Option<&str>,
         opts: &ListOptions,
     ) -> Result<ListPage, ApiError> {
+        let raw = self.list_raw(kind, ns, opts).await?;
+        let items = raw
+            .items
+            .iter()
+            .map(Store::decode_stored)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ListPage {
+            items,
+            revision: raw.revision,
+            continue_token: raw.continue_token,
+            remaining: raw.remaining,
+        })
+    }
+
+    /// LIST: one page of a collection (one namespace, or all when `ns` is
+    /// `None`), as stored records. Objects are parsed only to apply selectors.
+    pub async fn list_raw(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        opts: &ListOptions,
+    ) -> Result<RawPage, ApiError> {
         let (read_at, cont) = Store::list_read_at(opts)?;
         let at = match read_at {
             ReadAt::Latest => None,
@@ -208,15 +247,14 @@ impl Store {
                     (e, _) => storage_error(e),
                 })?;
             revision = Some(page.revision);
-            for kv in &page.items {
-                let obj = Store::decode_stored(kv)?;
-                if matches_selectors(kind, &obj, opts) {
-                    items.push(obj);
-                }
+            for kv in page.items {
                 last_key = Some(kv.key.to_vec());
+                if !filtered || matches_selectors(kind, &Store::decode_stored(&kv)?, opts) {
+                    items.push(kv);
+                }
             }
             if page.more && !filtered {
-                remaining = Some(page.count.saturating_sub(page.items.len() as u64));
+                remaining = Some(page.count.saturating_sub(items.len() as u64));
             }
             more = page.more;
             if !page.more || opts.limit == 0 || items.len() >= opts.limit {
@@ -236,7 +274,7 @@ impl Store {
             _ => None,
         };
         let remaining = remaining.filter(|_| continue_token.is_some());
-        Ok(ListPage {
+        Ok(RawPage {
             items,
             revision,
             continue_token,
