@@ -352,3 +352,51 @@ fn revisions_out_of_order_and_missing_segments_are_found() {
             .contains("missing")
     );
 }
+
+#[test]
+fn beside_a_live_writer_an_incomplete_last_record_is_a_write_in_flight() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let writer = populate(dir.path(), 60);
+    let j = run_on(dir.path(), &["verify", "-o", "json"]).ok().json();
+    // Besides the lock, at most sidecars the writer has not written yet.
+    assert_eq!(j["errors"], 0, "{j}");
+    let w = &j["problems"][0];
+    assert_eq!(w["file"], "LOCK");
+    assert!(
+        w["problem"]
+            .as_str()
+            .expect("text")
+            .contains(&format!("pid {}", std::process::id())),
+        "{w}"
+    );
+
+    // Half a record at the end of the active segment, as a writer mid-append leaves it.
+    let last = files(dir.path(), "seg").pop().expect("active");
+    let len = std::fs::metadata(&last).expect("stat").len();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&last)
+        .expect("open");
+    std::io::Write::write_all(&mut f, &[200, 0, 0, 0, 1, 2, 3, 4, 5, 6]).expect("append");
+    let j = run_on(dir.path(), &["verify", "-o", "json"]).ok().json();
+    assert_eq!(j["errors"], 0, "{j}");
+    let p = j["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .find(|p| p["file"] == name(&last))
+        .expect("the active segment's problem");
+    assert_eq!(
+        (&p["severity"], &p["offset"]),
+        (&"warning".into(), &len.into())
+    );
+    assert!(
+        p["problem"]
+            .as_str()
+            .expect("text")
+            .contains("a write in flight"),
+        "{p}"
+    );
+    drop(f);
+    writer.close();
+}

@@ -421,7 +421,7 @@ fn dump_after_compaction_shows_retained_versions_or_everything_stored() {
     {
         let e = Engine::open(dir.path(), options()).expect("open");
         e.compact(compacted).expect("compact");
-        e.close();
+        common::close(e, dir.path());
     }
     let e = reader(dir.path());
     let retained = dump(dir.path(), &[]);

@@ -18,7 +18,9 @@
 //! A bad record is skipped by its own length when a valid record follows
 //! there, else by searching for the next valid record, so every damaged
 //! place is reported. A bad record in the last segment with no valid record
-//! after it is a torn tail (an error: `repair` truncates it).
+//! after it is a torn tail (an error: `repair` truncates it), unless another
+//! process holds the directory's lock: then it is a write in flight, and
+//! the run starts with a warning that files may change under it.
 //!
 //! Segments are read with large sequential `pread`s (see `stream`) by
 //! `threads` threads, one segment at a time each.
@@ -37,6 +39,7 @@ use crate::codec::{FORMAT_VERSION, Manifest};
 use crate::error::{Error, Result};
 use crate::index::Loc;
 use crate::inspect::dir::list_data_dir;
+use crate::lock::{LOCK_FILE, lock_holder};
 use crate::manifest::manifest_path;
 use crate::options::Options;
 use crate::revision::Revision;
@@ -152,6 +155,17 @@ pub fn verify(
     };
     let mpath = manifest_path(dir);
     let mut problems = Vec::new();
+    let holder = lock_holder(dir);
+    if let Some(holder) = &holder {
+        problems.push(Problem::warning(
+            &dir.join(LOCK_FILE),
+            0,
+            format!(
+                "the directory is in use ({holder}): its writer can change files while they \
+                 are read, and leftovers of its work in progress are expected"
+            ),
+        ));
+    }
     let named: Option<Vec<u64>> = match &listing.manifest {
         Ok(Some(m)) => {
             manifest_problems(m, &mpath, &mut problems);
@@ -220,6 +234,7 @@ pub fn verify(
             last,
             sidecar: sidecar.filter(|_| !last),
             after_missing: std::mem::take(&mut missing),
+            live: holder.is_some(),
         });
     }
     for job in &jobs {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use crate::codec::{FILE_HEADER_LEN, HeaderError, SEGMENT_MAGIC, decode_file_header};
 use crate::inspect::stream::{Next, Stream, next_record, resync};
 use crate::inspect::verify::sidecar::SidecarCheck;
-use crate::inspect::verify::{Problem, record};
+use crate::inspect::verify::{Problem, Severity, record};
 
 /// A segment to verify.
 pub(super) struct Job {
@@ -19,6 +19,9 @@ pub(super) struct Job {
     pub sidecar: Option<PathBuf>,
     /// A segment the manifest names before this one is missing.
     pub after_missing: bool,
+    /// A writer holds the directory: a bad last record of the active segment
+    /// is a write in flight, not a torn tail.
+    pub live: bool,
 }
 
 /// The first or last valid record of a segment.
@@ -95,7 +98,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
     if !header_ok(job, &mut s, &mut out.problems) {
         out.damaged_after_last = true;
         if let Some(sc) = sidecar {
-            out.problems.extend(sc.finish());
+            out.problems.extend(sc.finish(progress));
         }
         return out;
     }
@@ -178,6 +181,21 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
                 ));
                 pos = next;
             }
+            Ok(None) if job.last && job.live => {
+                out.problems.push(Problem {
+                    severity: Severity::Warning,
+                    ..Problem::record(
+                        &job.path,
+                        pos,
+                        s.len() - pos,
+                        format!(
+                            "{failure} at the end of the active segment of a directory in use: \
+                             a write in flight"
+                        ),
+                    )
+                });
+                break;
+            }
             Ok(None) if job.last => {
                 out.problems.push(Problem::record(
                     &job.path,
@@ -212,7 +230,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
         progress(read - reported);
     }
     if let Some(sc) = sidecar {
-        out.problems.extend(sc.finish());
+        out.problems.extend(sc.finish(progress));
     }
     out
 }

@@ -164,8 +164,15 @@ impl SidecarCheck {
         self.in_step = false;
     }
 
-    /// The problems found, each saying what the engine makes of the sidecar.
-    pub(super) fn finish(mut self) -> Vec<Problem> {
+    /// The problems found, each saying what the engine makes of the sidecar;
+    /// `progress` is told the bytes read from the sidecar.
+    pub(super) fn finish(mut self, progress: &dyn Fn(u64)) -> Vec<Problem> {
+        let problems = self.conclude();
+        progress(self.s.bytes_read());
+        problems
+    }
+
+    fn conclude(&mut self) -> Vec<Problem> {
         let path = self.s.path().to_path_buf();
         if self.differences > MAX_REPORTED {
             let more = self.differences - MAX_REPORTED;
@@ -192,7 +199,7 @@ impl SidecarCheck {
                 Ok(b) => self.hasher.update(b),
                 Err(e) => {
                     self.problems.push(cannot_read(&path, self.pos, &e));
-                    return self.problems;
+                    return std::mem::take(&mut self.problems);
                 }
             }
             self.pos += n as u64;
@@ -218,6 +225,6 @@ impl SidecarCheck {
                  (`cairn-store repair` rewrites it)",
             ));
         }
-        self.problems
+        std::mem::take(&mut self.problems)
     }
 }
