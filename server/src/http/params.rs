@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
-use crate::api::selectors::{FieldSelector, LabelSelector};
+use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
+use crate::config::FeatureGates;
 use crate::api::store::{
     DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WriteOptions,
 };
@@ -151,7 +152,16 @@ impl Query {
     }
 
     /// Options of a list (and of delete-collection).
-    pub fn list_options(&self, kind: &KindSpec) -> Result<ListOptions, ApiError> {
+    pub fn list_options(&self, kind: &KindSpec, gates: &FeatureGates) -> Result<ListOptions, ApiError> {
+        let shard = match self.get("shardSelector").filter(|s| !s.trim().is_empty()) {
+            Some(_) if !gates.enabled("ShardedListAndWatch") => {
+                return Err(ApiError::BadRequest(
+                    "shardSelector: Forbidden: shardSelector requires the ShardedListAndWatch feature gate, which is disabled".into(),
+                ));
+            }
+            Some(s) => Some(ShardSelector::parse(s).map_err(ApiError::BadRequest)?),
+            None => None,
+        };
         let label = match self.get("labelSelector").filter(|s| !s.trim().is_empty()) {
             Some(s) => Some(LabelSelector::parse(s).map_err(ApiError::BadRequest)?),
             None => None,
@@ -190,6 +200,7 @@ impl Query {
         Ok(ListOptions {
             label,
             field,
+            shard,
             limit,
             continue_token: self.get("continue").map(str::to_string),
             resource_version: self.get("resourceVersion").map(str::to_string),

@@ -113,7 +113,7 @@ async fn dispatch(
         (Method::GET, None) => {
             let page = state
                 .store
-                .list_raw(&kind, ns, &query.list_options(&kind)?)
+                .list_raw(&kind, ns, &query.list_options(&kind, &state.config.feature_gates)?)
                 .await?;
             if writer.is_compact_json() {
                 let head = list_head(
@@ -212,7 +212,7 @@ async fn dispatch(
             let body = read_body(req).await?;
             let mut opts = delete_options(query, &body)?;
             check_unsafe_delete(state, &mut opts)?;
-            let list = query.list_options(&kind)?;
+            let list = query.list_options(&kind, &state.config.feature_gates)?;
             let (items, revision) = state
                 .store
                 .delete_collection(&kind, ns, &list, &opts)

@@ -1,87 +1,131 @@
-//! Watch streams (spec 6.2): `{"type","object"}` JSON documents, one per line,
-//! flushed per event. Without a resourceVersion (or with `0`) the stream
-//! starts with the current state as ADDED events; with one, it carries the
-//! changes after it. Selectors turn objects that start or stop matching into
-//! ADDED or DELETED.
+//! Watch streams (spec 6.2, 6.3): `{"type","object"}` JSON documents, one per
+//! line, flushed per commit batch.
+//!
+//! Start: resourceVersion unset or `0` → the current state as ADDED, then
+//! changes; `N` → changes after N. `sendInitialEvents=true` (with
+//! `resourceVersionMatch=NotOlderThan`) → the state at a revision not older
+//! than N as ADDED, then (with `allowWatchBookmarks`) a BOOKMARK annotated
+//! `<domain>/initial-events-end`. Selectors turn objects that start or stop
+//! matching into ADDED or DELETED. Objects are written from their stored
+//! bytes; parsing happens only when a selector needs field values.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, header};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
+use crate::api::served::write_object;
 use crate::api::store::read::selected;
-use crate::api::store::{ListOptions, Store, parse_rv, write::with_rv};
+use crate::api::store::{ListOptions, ResourceVersionMatch, Store, parse_rv};
 use crate::http::AppState;
 use crate::http::body::{Body, channel};
 use crate::http::params::Query;
-use crate::storage::{Event, EventKind, KeyRange, Revision, StorageError};
+use crate::storage::{Event, EventKind, KeyRange, KeyValue, Revision, StorageError};
 
-fn line(kind: &str, object: &Value) -> Bytes {
-    let mut out = serde_json::to_vec(&json!({"type": kind, "object": object}))
-        .expect("JSON values serialize");
+/// How often a watch with `allowWatchBookmarks` gets a BOOKMARK (Kubernetes
+/// sends roughly one a minute).
+const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
+
+fn frame(out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(event_type.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    write_object(kv, out);
+    out.extend_from_slice(b"}\n");
+}
+
+fn line(event_type: &str, object: &serde_json::Value) -> Bytes {
+    let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object})).expect("JSON values serialize");
     out.push(b'\n');
     out.into()
 }
 
 /// The ERROR event for a start revision that was compacted away.
 fn expired_event() -> Bytes {
-    let status = ApiError::Expired {
-        message: "The resourceVersion for the provided watch is too old.".into(),
-        continue_token: None,
-    }
-    .status();
+    let status = ApiError::Expired { message: "The resourceVersion for the provided watch is too old.".into(), continue_token: None }.status();
     line("ERROR", &status)
 }
 
+fn bookmark(kind: &KindSpec, rev: Revision, initial_events_end: Option<&str>) -> Bytes {
+    let mut meta = json!({"resourceVersion": rev.get().to_string()});
+    if let Some(domain) = initial_events_end {
+        meta["annotations"] = json!({format!("{domain}/initial-events-end"): "true"});
+    }
+    line("BOOKMARK", &json!({"kind": kind.kind, "apiVersion": kind.api_version(), "metadata": meta}))
+}
+
+/// Checks the parameter combinations of spec 4.5 for a watch.
+fn check_params(opts: &ListOptions, send_initial: Option<bool>, watch_list_gate: bool) -> Result<(), ApiError> {
+    match (send_initial, opts.rv_match) {
+        (Some(_), _) if !watch_list_gate => Err(ApiError::BadRequest(
+            "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled".into(),
+        )),
+        (Some(_), Some(ResourceVersionMatch::NotOlderThan)) | (None, None) => Ok(()),
+        (Some(_), _) => Err(ApiError::BadRequest(
+            "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan".into(),
+        )),
+        (None, Some(_)) => Err(ApiError::BadRequest(
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided".into(),
+        )),
+    }
+}
+
 /// Starts a watch and returns the streaming response.
-pub async fn serve(
-    state: &Arc<AppState>,
-    kind: &Arc<KindSpec>,
-    ns: Option<&str>,
-    name: Option<&str>,
-    query: &Query,
-) -> Result<Response<Body>, ApiError> {
-    let mut opts = query.list_options(kind)?;
+pub async fn serve(state: &Arc<AppState>, kind: &Arc<KindSpec>, ns: Option<&str>, name: Option<&str>, query: &Query) -> Result<Response<Body>, ApiError> {
+    let mut opts = query.list_options(kind, &state.config.feature_gates)?;
     let rv = parse_rv(opts.resource_version.as_deref())?;
-    let timeout = query
-        .int("timeoutSeconds")?
-        .filter(|&t| t > 0)
-        .map(|t| Duration::from_secs(t.unsigned_abs()));
+    let bookmarks = query.bool("allowWatchBookmarks")?.unwrap_or(false);
+    let send_initial = query.bool("sendInitialEvents")?;
+    check_params(&opts, send_initial, state.config.feature_gates.enabled("WatchList"))?;
+    let timeout = query.int("timeoutSeconds")?.filter(|&t| t > 0).map(|t| Duration::from_secs(t.unsigned_abs()));
+    if let Some(n) = name
+        && opts.field.as_ref().is_some_and(|f| f.requires_exact_match("metadata.name").is_some_and(|v| v != n))
+    {
+        return Err(ApiError::BadRequest("fieldSelector metadata.name doesn't match requested name".into()));
+    }
     let range = match name {
         Some(n) => KeyRange::key(&keys::object_key(kind, ns, n)),
         None => KeyRange::prefix(&keys::collection_prefix(kind, ns)),
     };
-    let (initial, after) = match rv {
-        None | Some(0) => {
-            opts.limit = 0;
-            opts.continue_token = None;
-            opts.resource_version = None;
-            opts.rv_match = None;
-            let page = state.store.list(kind, ns, &opts).await?;
-            let items = page
-                .items
-                .into_iter()
-                .filter(|o| name.is_none_or(|n| crate::api::object::name(o) == n))
-                .collect();
-            (items, page.revision)
-        }
-        Some(n) => (Vec::new(), Revision(n)),
+    let wants_state = match send_initial {
+        Some(initial) => initial,
+        None => rv.is_none_or(|r| r == 0),
     };
-    let (tx, body) = channel(64);
+    let (initial, after) = if wants_state {
+        if let Some(n) = rv.filter(|&n| n > 0) {
+            state.store.wait_for_revision(n).await?;
+        }
+        let list_opts = ListOptions { label: opts.label.take(), field: opts.field.take(), shard: opts.shard.take(), ..ListOptions::default() };
+        let page = state.store.list_raw(kind, ns, &list_opts).await?;
+        opts.label = list_opts.label;
+        opts.field = list_opts.field;
+        opts.shard = list_opts.shard;
+        let items: Vec<KeyValue> = page.items.into_iter().filter(|kv| name.is_none_or(|n| range.contains(&kv.key) && !n.is_empty())).collect();
+        (items, page.revision)
+    } else {
+        (Vec::new(), rv.map_or_else(|| state.store.storage.current_revision(), Revision))
+    };
+    let end_bookmark = (send_initial == Some(true) && bookmarks).then(|| state.config.api_domain.clone());
+    let (tx, body) = channel(16);
     let watch = state.store.storage.watch(range, after);
     let mut shutdown = state.shutdown.clone();
     let kind = Arc::clone(kind);
     tokio::spawn(async move {
-        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
-        for obj in &initial {
-            if tx.send(line("ADDED", obj)).await.is_err() {
-                return;
-            }
+        let deadline = tokio::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365));
+        let mut chunk = Vec::new();
+        for kv in &initial {
+            frame(&mut chunk, "ADDED", kv);
+        }
+        if let Some(domain) = &end_bookmark {
+            chunk.extend_from_slice(&bookmark(&kind, after, Some(domain)));
+        }
+        if !chunk.is_empty() && tx.send(chunk.into()).await.is_err() {
+            return;
         }
         let mut watch = match watch {
             Ok(w) => w,
@@ -91,54 +135,63 @@ pub async fn serve(
             }
             Err(_) => return,
         };
+        let filtered = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
+        let mut next_bookmark = tokio::time::Instant::now() + BOOKMARK_EVERY;
         loop {
-            let next = async {
-                match deadline {
-                    Some(d) => tokio::time::timeout_at(d, watch.next()).await.ok(),
-                    None => Some(watch.next().await),
-                }
-            };
             tokio::select! {
-                ev = next => match ev {
-                    Some(Some(Ok(ev))) => {
-                        if let Some(bytes) = translate(&kind, &ev, &opts) && tx.send(bytes).await.is_err() {
+                batch = watch.next_batch() => match batch {
+                    Some(Ok(events)) => {
+                        let mut out = Vec::new();
+                        for ev in events.iter() {
+                            translate(&kind, ev, &opts, filtered, &mut out);
+                        }
+                        if !out.is_empty() && tx.send(out.into()).await.is_err() {
                             return;
                         }
                     }
-                    Some(Some(Err(StorageError::Compacted { .. }))) => {
+                    Some(Err(StorageError::Compacted { .. })) => {
                         let _ = tx.send(expired_event()).await;
                         return;
                     }
+                    // Lagged (the client reads too slowly: it must re-list), or closed.
                     _ => return,
                 },
+                () = tokio::time::sleep_until(next_bookmark), if bookmarks => {
+                    next_bookmark += BOOKMARK_EVERY;
+                    if tx.send(bookmark(&kind, watch.progress(), None)).await.is_err() {
+                        return;
+                    }
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    if bookmarks {
+                        let _ = tx.send(bookmark(&kind, watch.progress(), None)).await;
+                    }
+                    return;
+                }
                 _ = shutdown.changed() => return,
                 () = tx.closed() => return,
             }
         }
     });
     let mut resp = Response::new(body);
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(resp)
 }
 
-/// One storage event as a watch event for this client, if it sees one.
-fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions) -> Option<Bytes> {
-    let decode = |kv: &crate::storage::KeyValue| Store::decode_stored(kv).ok();
-    let new = ev.kv.as_ref().and_then(decode);
-    let old = ev.prev.as_ref().and_then(decode);
-    let matches = |o: &Option<Value>| {
-        o.as_ref()
-            .is_some_and(|o| selected(kind, o, opts.label.as_ref(), opts.field.as_ref()))
+/// Appends the watch event one storage event is for this client, if any.
+fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, filtered: bool, out: &mut Vec<u8>) {
+    let matches = |kv: Option<&KeyValue>| match kv {
+        None => false,
+        Some(_) if !filtered => true,
+        Some(kv) => Store::decode_stored(kv).is_ok_and(|o| selected(kind, &o, opts)),
     };
-    let (new_ok, old_ok) = (matches(&new), matches(&old));
-    match ev.kind {
-        EventKind::Put if new_ok && old_ok => Some(line("MODIFIED", new.as_ref()?)),
-        EventKind::Put if new_ok => Some(line("ADDED", new.as_ref()?)),
-        EventKind::Put if old_ok => Some(line("DELETED", &with_rv(old?, ev.revision))),
-        EventKind::Delete if old_ok => Some(line("DELETED", &with_rv(old?, ev.revision))),
-        _ => None,
+    let (new_ok, old_ok) = (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()));
+    // A deleted object is served as its last state at the delete's revision.
+    let as_deleted = |prev: &KeyValue| KeyValue { mod_revision: ev.revision, ..prev.clone() };
+    match (ev.kind, &ev.kv, &ev.prev) {
+        (EventKind::Put, Some(kv), _) if new_ok && old_ok => frame(out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), _) if new_ok => frame(out, "ADDED", kv),
+        (_, _, Some(prev)) if old_ok => frame(out, "DELETED", &as_deleted(prev)),
+        _ => {}
     }
 }

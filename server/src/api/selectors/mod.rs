@@ -20,9 +20,11 @@ mod label;
 mod label_parser;
 mod lexer;
 mod names;
+mod shard;
 
 #[cfg(test)]
 mod tests;
 
 pub use field::{FieldSelector, FieldTerm};
 pub use label::{LabelSelector, Labels, Operator, Requirement};
+pub use shard::{ShardSelector, fnv1a64};

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
-use crate::api::selectors::{FieldSelector, LabelSelector};
+use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector, fnv1a64};
 use crate::api::store::{Store, parse_rv, storage_error};
 use crate::storage::{KeyRange, KeyValue, RangeOptions, Revision, StorageError};
 
@@ -25,6 +25,7 @@ pub enum ResourceVersionMatch {
 pub struct ListOptions {
     pub label: Option<LabelSelector>,
     pub field: Option<FieldSelector>,
+    pub shard: Option<ShardSelector>,
     pub limit: usize,
     pub continue_token: Option<String>,
     pub resource_version: Option<String>,
@@ -58,12 +59,29 @@ enum ReadAt {
 struct Continue {
     rv: u64,
     start: String,
+    /// Fingerprint of the query that issued it (collection and selectors).
+    query: u64,
+}
+
+/// What a continue token is bound to: the collection and the selectors. A
+/// token reused with other parameters would page through another query.
+fn query_fingerprint(prefix: &[u8], opts: &ListOptions) -> u64 {
+    let mut q = prefix.to_vec();
+    for part in [
+        opts.label.as_ref().map(ToString::to_string),
+        opts.field.as_ref().map(ToString::to_string),
+        opts.shard.as_ref().map(|s| s.text().to_string()),
+    ] {
+        q.push(0);
+        q.extend_from_slice(part.unwrap_or_default().as_bytes());
+    }
+    fnv1a64(&q)
 }
 
 const TOKEN_VERSION: &str = "meta.k8s.io/v1";
 
-fn encode_continue(rv: u64, start: &str) -> String {
-    let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start}).to_string();
+fn encode_continue(rv: u64, start: &str, query: u64) -> String {
+    let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start, "q": format!("{query:016x}")}).to_string();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json)
 }
 
@@ -89,10 +107,12 @@ fn decode_continue(token: &str) -> Result<Continue, ApiError> {
     if start.starts_with('/') || start.contains("..") {
         return Err(bad("continue key is not valid"));
     }
-    Ok(Continue {
-        rv,
-        start: start.to_string(),
-    })
+    let query = v
+        .get("q")
+        .and_then(Value::as_str)
+        .and_then(|q| u64::from_str_radix(q, 16).ok())
+        .ok_or_else(|| bad("no query fingerprint"))?;
+    Ok(Continue { rv, start: start.to_string(), query })
 }
 
 fn forbidden_match(why: &str) -> ApiError {
@@ -212,6 +232,12 @@ impl Store {
             }
         };
         let prefix = keys::collection_prefix(kind, ns);
+        let fingerprint = query_fingerprint(&prefix, opts);
+        if cont.as_ref().is_some_and(|c| c.query != fingerprint) {
+            return Err(ApiError::BadRequest(
+                "invalid continue token: it was issued for a different query (collection or selectors); use it only with otherwise identical parameters".into(),
+            ));
+        }
         let range = KeyRange::prefix(&prefix);
         let mut start = prefix.clone();
         if let Some(c) = &cont {
@@ -242,7 +268,7 @@ impl Store {
                 )
                 .map_err(|e| match (e, &cont) {
                     (StorageError::Compacted { .. }, Some(c)) => {
-                        self.expired_continue(&prefix, &c.start)
+                        self.expired_continue(&c.start, fingerprint)
                     }
                     (e, _) => storage_error(e),
                 })?;
@@ -269,7 +295,7 @@ impl Store {
         let continue_token = match (more, &last_key) {
             (true, Some(k)) => {
                 let rel = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
-                Some(encode_continue(revision.get(), &format!("{rel}\u{0}")))
+                Some(encode_continue(revision.get(), &format!("{rel}\u{0}"), fingerprint))
             }
             _ => None,
         };
@@ -284,11 +310,11 @@ impl Store {
 
     /// 410 for a continue token whose snapshot was compacted away, carrying a
     /// fresh token that continues from the same key at the latest revision.
-    fn expired_continue(&self, _prefix: &[u8], start: &str) -> ApiError {
+    fn expired_continue(&self, start: &str, query: u64) -> ApiError {
         let rv = self.storage.current_revision().get();
         ApiError::Expired {
             message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
-            continue_token: Some(encode_continue(rv, start)),
+            continue_token: Some(encode_continue(rv, start, query)),
         }
     }
 }
@@ -310,7 +336,7 @@ fn matches_selectors(kind: &KindSpec, obj: &Value, opts: &ListOptions) -> bool {
     {
         return false;
     }
-    true
+    opts.shard.as_ref().is_none_or(|s| s.matches(obj))
 }
 
 /// A selectable field's value (`metadata.name`, `metadata.namespace`, or the kind's own).
@@ -329,20 +355,8 @@ pub fn field_value(kind: &KindSpec, obj: &Value, field: &str) -> Option<String> 
 
 /// Whether an object passes label and field selectors (watch filtering).
 #[must_use]
-pub fn selected(
-    kind: &KindSpec,
-    obj: &Value,
-    label: Option<&LabelSelector>,
-    field: Option<&FieldSelector>,
-) -> bool {
-    let empty = Map::new();
-    let labels = obj
-        .get("metadata")
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    label.is_none_or(|l| l.matches(labels))
-        && field.is_none_or(|f| f.matches(|name| field_value(kind, obj, name)))
+pub fn selected(kind: &KindSpec, obj: &Value, opts: &ListOptions) -> bool {
+    matches_selectors(kind, obj, opts)
 }
 
 #[cfg(test)]
@@ -351,15 +365,15 @@ mod tests {
 
     #[test]
     fn continue_tokens_round_trip_and_reject_garbage() {
-        let t = encode_continue(42, "ns/name\u{0}");
+        let t = encode_continue(42, "ns/name\u{0}", 7);
         let c = decode_continue(&t).expect("decode");
-        assert_eq!((c.rv, c.start.as_str()), (42, "ns/name\u{0}"));
+        assert_eq!((c.rv, c.start.as_str(), c.query), (42, "ns/name\u{0}", 7));
         for bad in [
             "",
             "!!!",
             &base64::engine::general_purpose::URL_SAFE_NO_PAD
                 .encode("{\"v\":\"x\",\"rv\":1,\"start\":\"a\"}"),
-            &encode_continue(0, "a"),
+            &encode_continue(0, "a", 1),
         ] {
             assert!(decode_continue(bad).is_err(), "{bad}");
         }
