@@ -21,7 +21,7 @@ pub enum View {
     At(Revision),
 }
 
-/// What [`Log::read`] visits.
+/// What [`crate::inspect::Log::read`] visits.
 #[derive(Clone, Copy, Debug)]
 pub struct LogFilter {
     /// First revision shown.
