@@ -8,7 +8,7 @@ import sys
 import time
 from datetime import datetime, timezone
 
-from kubernetes import client
+from kubernetes import client, watch
 from kubernetes.client.rest import ApiException
 
 
@@ -69,6 +69,18 @@ def main(url):
         check("stale replace is a conflict", False)
     except ApiException as e:
         check("stale replace is a conflict (409)", e.status == 409)
+
+    streamed = []
+    w = watch.Watch()
+    for item in w.stream(api.list_namespaced_event, "py-ns", timeout_seconds=2):
+        streamed.append((item["type"], item["object"].metadata.name))
+        if len(streamed) == 1:
+            api.patch_namespaced_event(
+                "py-ev", "py-ns", {"message": "seen by watch"}, _content_type="application/merge-patch+json"
+            )
+        if len(streamed) == 2:
+            w.stop()
+    check("watch.Watch().stream over list_namespaced_event", streamed == [("ADDED", "py-ev"), ("MODIFIED", "py-ev")])
 
     patched = api.patch_namespaced_event("py-ev", "py-ns", [{"op": "replace", "path": "/message", "value": "json-patched"}])
     check("patch_namespaced_event (json patch)", patched.message == "json-patched")

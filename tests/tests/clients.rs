@@ -107,6 +107,35 @@ fn kubectl_events_and_namespaces() {
     );
     let (ok, out) = kubectl(&s, &["get", "events", "-A", "-o", "name"], None);
     assert!(ok && out.contains("event/kc-ev"), "{out}");
+    // get --watch lists, then sees a change.
+    let mut watcher = Command::new("kubectl")
+        .args([
+            "--server",
+            &s.url(),
+            "get",
+            "events",
+            "-n",
+            "kc",
+            "--watch",
+            "--request-timeout=4s",
+            "-o",
+            "name",
+        ])
+        .env("KUBECONFIG", "/dev/null")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl get --watch");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let ev2 = ev.replace("kc-ev", "kc-ev2");
+    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(&ev2));
+    assert!(ok, "{out}");
+    let watched = watcher.wait_with_output().expect("watch output");
+    let watched = String::from_utf8_lossy(&watched.stdout);
+    assert!(
+        watched.contains("event/kc-ev\n") && watched.contains("event/kc-ev2"),
+        "{watched}"
+    );
     let (ok, out) = kubectl(&s, &["delete", "event", "kc-ev", "-n", "kc"], None);
     assert!(ok && out.contains("deleted"), "{out}");
     let (ok, out) = kubectl(&s, &["delete", "namespace", "kc"], None);

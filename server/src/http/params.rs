@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
-use crate::config::FeatureGates;
 use crate::api::store::{
     DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WriteOptions,
 };
+use crate::config::FeatureGates;
 
 /// Decoded query parameters (a name may repeat).
 #[derive(Default, Debug)]
@@ -152,7 +152,11 @@ impl Query {
     }
 
     /// Options of a list (and of delete-collection).
-    pub fn list_options(&self, kind: &KindSpec, gates: &FeatureGates) -> Result<ListOptions, ApiError> {
+    pub fn list_options(
+        &self,
+        kind: &KindSpec,
+        gates: &FeatureGates,
+    ) -> Result<ListOptions, ApiError> {
         let shard = match self.get("shardSelector").filter(|s| !s.trim().is_empty()) {
             Some(_) if !gates.enabled("ShardedListAndWatch") => {
                 return Err(ApiError::BadRequest(

@@ -113,7 +113,11 @@ async fn dispatch(
         (Method::GET, None) => {
             let page = state
                 .store
-                .list_raw(&kind, ns, &query.list_options(&kind, &state.config.feature_gates)?)
+                .list_raw(
+                    &kind,
+                    ns,
+                    &query.list_options(&kind, &state.config.feature_gates)?,
+                )
                 .await?;
             if writer.is_compact_json() {
                 let head = list_head(

@@ -40,14 +40,19 @@ fn frame(out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
 }
 
 fn line(event_type: &str, object: &serde_json::Value) -> Bytes {
-    let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object})).expect("JSON values serialize");
+    let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object}))
+        .expect("JSON values serialize");
     out.push(b'\n');
     out.into()
 }
 
 /// The ERROR event for a start revision that was compacted away.
 fn expired_event() -> Bytes {
-    let status = ApiError::Expired { message: "The resourceVersion for the provided watch is too old.".into(), continue_token: None }.status();
+    let status = ApiError::Expired {
+        message: "The resourceVersion for the provided watch is too old.".into(),
+        continue_token: None,
+    }
+    .status();
     line("ERROR", &status)
 }
 
@@ -56,11 +61,18 @@ fn bookmark(kind: &KindSpec, rev: Revision, initial_events_end: Option<&str>) ->
     if let Some(domain) = initial_events_end {
         meta["annotations"] = json!({format!("{domain}/initial-events-end"): "true"});
     }
-    line("BOOKMARK", &json!({"kind": kind.kind, "apiVersion": kind.api_version(), "metadata": meta}))
+    line(
+        "BOOKMARK",
+        &json!({"kind": kind.kind, "apiVersion": kind.api_version(), "metadata": meta}),
+    )
 }
 
 /// Checks the parameter combinations of spec 4.5 for a watch.
-fn check_params(opts: &ListOptions, send_initial: Option<bool>, watch_list_gate: bool) -> Result<(), ApiError> {
+fn check_params(
+    opts: &ListOptions,
+    send_initial: Option<bool>,
+    watch_list_gate: bool,
+) -> Result<(), ApiError> {
     match (send_initial, opts.rv_match) {
         (Some(_), _) if !watch_list_gate => Err(ApiError::BadRequest(
             "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled".into(),
@@ -76,17 +88,35 @@ fn check_params(opts: &ListOptions, send_initial: Option<bool>, watch_list_gate:
 }
 
 /// Starts a watch and returns the streaming response.
-pub async fn serve(state: &Arc<AppState>, kind: &Arc<KindSpec>, ns: Option<&str>, name: Option<&str>, query: &Query) -> Result<Response<Body>, ApiError> {
+pub async fn serve(
+    state: &Arc<AppState>,
+    kind: &Arc<KindSpec>,
+    ns: Option<&str>,
+    name: Option<&str>,
+    query: &Query,
+) -> Result<Response<Body>, ApiError> {
     let mut opts = query.list_options(kind, &state.config.feature_gates)?;
     let rv = parse_rv(opts.resource_version.as_deref())?;
     let bookmarks = query.bool("allowWatchBookmarks")?.unwrap_or(false);
     let send_initial = query.bool("sendInitialEvents")?;
-    check_params(&opts, send_initial, state.config.feature_gates.enabled("WatchList"))?;
-    let timeout = query.int("timeoutSeconds")?.filter(|&t| t > 0).map(|t| Duration::from_secs(t.unsigned_abs()));
+    check_params(
+        &opts,
+        send_initial,
+        state.config.feature_gates.enabled("WatchList"),
+    )?;
+    let timeout = query
+        .int("timeoutSeconds")?
+        .filter(|&t| t > 0)
+        .map(|t| Duration::from_secs(t.unsigned_abs()));
     if let Some(n) = name
-        && opts.field.as_ref().is_some_and(|f| f.requires_exact_match("metadata.name").is_some_and(|v| v != n))
+        && opts.field.as_ref().is_some_and(|f| {
+            f.requires_exact_match("metadata.name")
+                .is_some_and(|v| v != n)
+        })
     {
-        return Err(ApiError::BadRequest("fieldSelector metadata.name doesn't match requested name".into()));
+        return Err(ApiError::BadRequest(
+            "fieldSelector metadata.name doesn't match requested name".into(),
+        ));
     }
     let range = match name {
         Some(n) => KeyRange::key(&keys::object_key(kind, ns, n)),
@@ -100,23 +130,37 @@ pub async fn serve(state: &Arc<AppState>, kind: &Arc<KindSpec>, ns: Option<&str>
         if let Some(n) = rv.filter(|&n| n > 0) {
             state.store.wait_for_revision(n).await?;
         }
-        let list_opts = ListOptions { label: opts.label.take(), field: opts.field.take(), shard: opts.shard.take(), ..ListOptions::default() };
+        let list_opts = ListOptions {
+            label: opts.label.take(),
+            field: opts.field.take(),
+            shard: opts.shard.take(),
+            ..ListOptions::default()
+        };
         let page = state.store.list_raw(kind, ns, &list_opts).await?;
         opts.label = list_opts.label;
         opts.field = list_opts.field;
         opts.shard = list_opts.shard;
-        let items: Vec<KeyValue> = page.items.into_iter().filter(|kv| name.is_none_or(|n| range.contains(&kv.key) && !n.is_empty())).collect();
+        let items: Vec<KeyValue> = page
+            .items
+            .into_iter()
+            .filter(|kv| name.is_none_or(|n| range.contains(&kv.key) && !n.is_empty()))
+            .collect();
         (items, page.revision)
     } else {
-        (Vec::new(), rv.map_or_else(|| state.store.storage.current_revision(), Revision))
+        (
+            Vec::new(),
+            rv.map_or_else(|| state.store.storage.current_revision(), Revision),
+        )
     };
-    let end_bookmark = (send_initial == Some(true) && bookmarks).then(|| state.config.api_domain.clone());
+    let end_bookmark =
+        (send_initial == Some(true) && bookmarks).then(|| state.config.api_domain.clone());
     let (tx, body) = channel(16);
     let watch = state.store.storage.watch(range, after);
     let mut shutdown = state.shutdown.clone();
     let kind = Arc::clone(kind);
     tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365));
+        let deadline =
+            tokio::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365));
         let mut chunk = Vec::new();
         for kv in &initial {
             frame(&mut chunk, "ADDED", kv);
@@ -174,7 +218,10 @@ pub async fn serve(state: &Arc<AppState>, kind: &Arc<KindSpec>, ns: Option<&str>
         }
     });
     let mut resp = Response::new(body);
-    resp.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     Ok(resp)
 }
 
@@ -187,7 +234,10 @@ fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, filtered: bool, ou
     };
     let (new_ok, old_ok) = (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()));
     // A deleted object is served as its last state at the delete's revision.
-    let as_deleted = |prev: &KeyValue| KeyValue { mod_revision: ev.revision, ..prev.clone() };
+    let as_deleted = |prev: &KeyValue| KeyValue {
+        mod_revision: ev.revision,
+        ..prev.clone()
+    };
     match (ev.kind, &ev.kv, &ev.prev) {
         (EventKind::Put, Some(kv), _) if new_ok && old_ok => frame(out, "MODIFIED", kv),
         (EventKind::Put, Some(kv), _) if new_ok => frame(out, "ADDED", kv),

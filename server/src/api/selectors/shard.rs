@@ -45,13 +45,17 @@ fn bound(s: &str) -> Result<u128, String> {
         .strip_prefix('\'')
         .and_then(|r| r.strip_suffix('\''))
         .ok_or_else(|| format!("bound {q} must be a single-quoted string"))?;
-    let hex = inner.strip_prefix("0x").ok_or_else(|| format!("bound '{inner}' must start with 0x"))?;
+    let hex = inner
+        .strip_prefix("0x")
+        .ok_or_else(|| format!("bound '{inner}' must start with 0x"))?;
     if hex.is_empty() || hex.len() > 17 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("bound '{inner}' is not a hexadecimal number"));
     }
     let v = u128::from_str_radix(hex, 16).map_err(|e| format!("bound '{inner}': {e}"))?;
     if v > 1u128 << 64 {
-        return Err(format!("bound '{inner}' is beyond the hash space [0x0, 0x10000000000000000)"));
+        return Err(format!(
+            "bound '{inner}' is beyond the hash space [0x0, 0x10000000000000000)"
+        ));
     }
     Ok(v)
 }
@@ -64,16 +68,25 @@ fn parse_range(term: &str) -> Result<ShardRange, String> {
         .ok_or_else(|| format!("expected shardRange(<path>, '<start>', '<end>'), found {t:?}"))?;
     let parts: Vec<&str> = args.split(',').collect();
     let [path, start, end] = parts.as_slice() else {
-        return Err(format!("shardRange takes 3 arguments, found {}", parts.len()));
+        return Err(format!(
+            "shardRange takes 3 arguments, found {}",
+            parts.len()
+        ));
     };
     let path = match path.trim() {
         "object.metadata.uid" => Path::Uid,
         "object.metadata.namespace" => Path::Namespace,
-        other => return Err(format!("unsupported path {other:?}: supported paths are object.metadata.uid and object.metadata.namespace")),
+        other => {
+            return Err(format!(
+                "unsupported path {other:?}: supported paths are object.metadata.uid and object.metadata.namespace"
+            ));
+        }
     };
     let (start, end) = (bound(start)?, bound(end)?);
     if start >= end {
-        return Err(format!("empty range: start {start:#x} is not below end {end:#x}"));
+        return Err(format!(
+            "empty range: start {start:#x} is not below end {end:#x}"
+        ));
     }
     Ok(ShardRange { path, start, end })
 }
@@ -86,7 +99,10 @@ impl ShardSelector {
             .map(parse_range)
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("invalid shardSelector {s:?}: {e}"))?;
-        Ok(ShardSelector { ranges, text: s.trim().to_string() })
+        Ok(ShardSelector {
+            ranges,
+            text: s.trim().to_string(),
+        })
     }
 
     /// Whether the object falls in any range.
@@ -97,7 +113,11 @@ impl ShardSelector {
                 Path::Uid => "uid",
                 Path::Namespace => "namespace",
             };
-            let value = obj.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or_default();
+            let value = obj
+                .get("metadata")
+                .and_then(|m| m.get(field))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             let h = u128::from(fnv1a64(value.as_bytes()));
             r.start <= h && h < r.end
         })
@@ -124,8 +144,13 @@ mod tests {
 
     #[test]
     fn halves_partition_the_space() {
-        let lo = ShardSelector::parse("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')").expect("lo");
-        let hi = ShardSelector::parse("shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')").expect("hi");
+        let lo =
+            ShardSelector::parse("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')")
+                .expect("lo");
+        let hi = ShardSelector::parse(
+            "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
+        )
+        .expect("hi");
         let both = ShardSelector::parse("shardRange(object.metadata.uid, '0x0', '0x8000000000000000') || shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')").expect("both");
         for i in 0..200 {
             let obj = json!({"metadata": {"uid": format!("uid-{i}")}});

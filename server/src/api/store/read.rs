@@ -81,7 +81,8 @@ fn query_fingerprint(prefix: &[u8], opts: &ListOptions) -> u64 {
 const TOKEN_VERSION: &str = "meta.k8s.io/v1";
 
 fn encode_continue(rv: u64, start: &str, query: u64) -> String {
-    let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start, "q": format!("{query:016x}")}).to_string();
+    let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start, "q": format!("{query:016x}")})
+        .to_string();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json)
 }
 
@@ -112,7 +113,11 @@ fn decode_continue(token: &str) -> Result<Continue, ApiError> {
         .and_then(Value::as_str)
         .and_then(|q| u64::from_str_radix(q, 16).ok())
         .ok_or_else(|| bad("no query fingerprint"))?;
-    Ok(Continue { rv, start: start.to_string(), query })
+    Ok(Continue {
+        rv,
+        start: start.to_string(),
+        query,
+    })
 }
 
 fn forbidden_match(why: &str) -> ApiError {
@@ -244,7 +249,8 @@ impl Store {
             start.extend_from_slice(c.start.as_bytes());
         }
         let filtered = opts.label.as_ref().is_some_and(|l| !l.is_empty())
-            || opts.field.as_ref().is_some_and(|f| !f.is_empty());
+            || opts.field.as_ref().is_some_and(|f| !f.is_empty())
+            || opts.shard.is_some();
         let mut items = Vec::new();
         let mut revision = at;
         let mut last_key: Option<Vec<u8>> = None;
@@ -295,7 +301,11 @@ impl Store {
         let continue_token = match (more, &last_key) {
             (true, Some(k)) => {
                 let rel = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
-                Some(encode_continue(revision.get(), &format!("{rel}\u{0}"), fingerprint))
+                Some(encode_continue(
+                    revision.get(),
+                    &format!("{rel}\u{0}"),
+                    fingerprint,
+                ))
             }
             _ => None,
         };
