@@ -108,7 +108,7 @@ fn kubectl_events_and_namespaces() {
     let (ok, out) = kubectl(&s, &["get", "events", "-A", "-o", "name"], None);
     assert!(ok && out.contains("event/kc-ev"), "{out}");
     // get --watch lists, then sees a change.
-    let mut watcher = Command::new("kubectl")
+    let watcher = Command::new("kubectl")
         .args([
             "--server",
             &s.url(),
