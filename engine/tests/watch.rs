@@ -318,3 +318,39 @@ fn batches_hand_out_the_same_events_as_single_reads() {
     );
     assert!(batched.try_next_batch().is_none() && singles.try_next().is_none());
 }
+
+#[test]
+fn a_batch_memo_is_computed_once_for_every_watcher() {
+    use std::sync::atomic::AtomicUsize;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = engine(dir.path(), Options::no_sync());
+    let mut watchers: Vec<_> = (0..5)
+        .map(|_| {
+            e.watch(KeyRange::prefix(b"/m/"), Revision::ZERO)
+                .expect("watch")
+        })
+        .collect();
+    for w in &mut watchers {
+        assert!(w.try_next_batch().is_none(), "live");
+    }
+    e.commit_blocking(Txn::new().put("/m/a", "1").put("/other", "x"))
+        .expect("commit");
+    let computed = AtomicUsize::new(0);
+    for w in &mut watchers {
+        let batch = w.blocking_next_batch().expect("open").expect("batch");
+        let len = batch.memo(|all| {
+            computed.fetch_add(1, Ordering::SeqCst);
+            all.len()
+        });
+        assert_eq!(len, Some(&2), "the memo sees the whole batch");
+        assert!(!batch.is_whole(), "this watch sees one of the two events");
+        let idx: Vec<usize> = batch.iter_indexed().map(|(i, _)| i).collect();
+        assert_eq!(idx, vec![0]);
+        assert_eq!(batch.memo(|_| "another type"), None);
+    }
+    assert_eq!(
+        computed.load(Ordering::SeqCst),
+        1,
+        "computed once, shared by all five"
+    );
+}

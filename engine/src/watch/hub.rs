@@ -18,6 +18,9 @@ pub(crate) struct EventBatch {
     pub events: Vec<Event>,
     min_key: Vec<u8>,
     max_key: Vec<u8>,
+    /// Something a user of the engine derived from this batch once (e.g. its
+    /// encoding), shared by every watcher the batch reaches.
+    pub memo: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl EventBatch {
@@ -38,6 +41,7 @@ impl EventBatch {
             events,
             min_key,
             max_key,
+            memo: std::sync::OnceLock::new(),
         }
     }
 

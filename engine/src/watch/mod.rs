@@ -74,6 +74,44 @@ impl Events {
     }
 }
 
+impl Events {
+    /// The events with their positions in the whole batch (see [`Events::all`]).
+    pub fn iter_indexed(&self) -> impl Iterator<Item = (usize, &Event)> {
+        let start = self.queued.cursor;
+        self.queued.batch.events[start..]
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| self.queued.matches(e, &self.range))
+            .map(move |(i, e)| (start + i, e))
+    }
+
+    /// Every event of the batch, including those outside this watch.
+    #[must_use]
+    pub fn all(&self) -> &[Event] {
+        &self.queued.batch.events
+    }
+
+    /// Whether this watch receives every event of the batch.
+    #[must_use]
+    pub fn is_whole(&self) -> bool {
+        self.iter().count() == self.all().len()
+    }
+
+    /// A value derived from the whole batch by `init`, computed by the first
+    /// watcher that asks and shared with every other watcher of the same
+    /// commit batch. `None` if another type was stored first.
+    pub fn memo<T: std::any::Any + Send + Sync>(
+        &self,
+        init: impl FnOnce(&[Event]) -> T,
+    ) -> Option<&T> {
+        self.queued
+            .batch
+            .memo
+            .get_or_init(|| Box::new(init(&self.queued.batch.events)))
+            .downcast_ref::<T>()
+    }
+}
+
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()

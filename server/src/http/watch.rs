@@ -185,11 +185,26 @@ pub async fn serve(
             tokio::select! {
                 batch = watch.next_batch() => match batch {
                     Some(Ok(events)) => {
-                        let mut out = Vec::new();
-                        for ev in events.iter() {
-                            translate(&kind, ev, &opts, filtered, &mut out);
-                        }
-                        if !out.is_empty() && tx.send(out.into()).await.is_err() {
+                        let bytes = if filtered {
+                            let mut out = Vec::new();
+                            for ev in events.iter() {
+                                translate(&kind, ev, &opts, true, &mut out);
+                            }
+                            Bytes::from(out)
+                        } else {
+                            // Encoded once per commit batch, shared by every watcher.
+                            let Some(encoded) = events.memo(EncodedBatch::new) else { return };
+                            if events.is_whole() {
+                                encoded.whole.clone()
+                            } else {
+                                let mut out = Vec::new();
+                                for (i, _) in events.iter_indexed() {
+                                    out.extend_from_slice(&encoded.frames[i]);
+                                }
+                                Bytes::from(out)
+                            }
+                        };
+                        if !bytes.is_empty() && tx.send(bytes).await.is_err() {
                             return;
                         }
                     }
@@ -223,6 +238,44 @@ pub async fn serve(
         HeaderValue::from_static("application/json"),
     );
     Ok(resp)
+}
+
+/// A commit batch as unfiltered watch events: one frame per storage event
+/// (empty when it yields none) and all of them back to back.
+struct EncodedBatch {
+    frames: Vec<Bytes>,
+    whole: Bytes,
+}
+
+impl EncodedBatch {
+    fn new(all: &[Event]) -> EncodedBatch {
+        let mut whole = Vec::new();
+        let mut bounds = Vec::with_capacity(all.len());
+        for ev in all {
+            let start = whole.len();
+            translate_unfiltered(ev, &mut whole);
+            bounds.push((start, whole.len()));
+        }
+        let whole = Bytes::from(whole);
+        let frames = bounds.into_iter().map(|(a, b)| whole.slice(a..b)).collect();
+        EncodedBatch { frames, whole }
+    }
+}
+
+fn translate_unfiltered(ev: &Event, out: &mut Vec<u8>) {
+    match (ev.kind, &ev.kv, &ev.prev) {
+        (EventKind::Put, Some(kv), Some(_)) => frame(out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), None) => frame(out, "ADDED", kv),
+        (EventKind::Delete, _, Some(prev)) => frame(
+            out,
+            "DELETED",
+            &KeyValue {
+                mod_revision: ev.revision,
+                ..prev.clone()
+            },
+        ),
+        _ => {}
+    }
 }
 
 /// Appends the watch event one storage event is for this client, if any.

@@ -20,7 +20,16 @@ pub struct Embedded {
 impl Embedded {
     /// Opens (creating) the data directory with durable commits.
     pub fn open(dir: &Path) -> Result<Embedded, StorageError> {
-        let engine = Engine::open(dir, Options::default())?;
+        // A watch whose client stops reading is ended (and re-lists) once this
+        // many commit batches wait for it, so one slow client cannot pin much
+        // shared memory.
+        let engine = Engine::open(
+            dir,
+            Options {
+                watch_buffer_batches: 1024,
+                ..Options::default()
+            },
+        )?;
         Ok(Embedded {
             engine: Mutex::new(Some(engine.clone())),
             handle: engine,
