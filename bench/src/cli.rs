@@ -1,0 +1,126 @@
+//! Command-line flags and the sizes they resolve to (full run or `--quick`).
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// Drives a cairn-apiserver and an etcd with the same load shapes and prints
+/// each figure with its cairn/etcd ratio and the target it is held to.
+#[derive(Parser, Debug)]
+#[command(name = "cairn-bench", version)]
+pub struct Args {
+    /// Start this cairn-apiserver binary on a free loopback port with a fresh
+    /// data directory (the preferred way: its RSS is read from /proc).
+    #[arg(long, conflicts_with = "server_url")]
+    pub server_bin: Option<PathBuf>,
+    /// Use a cairn already running here instead (it should hold no Events).
+    #[arg(long, required_unless_present = "server_bin")]
+    pub server_url: Option<String>,
+    /// Pid of the server given by --server-url, for its RSS.
+    #[arg(long, requires = "server_url")]
+    pub server_pid: Option<u32>,
+    /// etcd client URL on loopback (bench/etcd.sh prints it); without it only cairn runs.
+    #[arg(long)]
+    pub etcd: Option<String>,
+    /// Pid of that etcd, for its RSS.
+    #[arg(long, requires = "etcd")]
+    pub etcd_pid: Option<u32>,
+    /// gRPC connections the etcd writers share (perf-anchors.md used 8).
+    #[arg(long, default_value_t = 8)]
+    pub etcd_conns: usize,
+    /// Where the started server's data directory and log go.
+    #[arg(long, default_value = "target/bench-data")]
+    pub work_dir: PathBuf,
+    /// Ten times smaller sizes, for a smoke run.
+    #[arg(long)]
+    pub quick: bool,
+    /// Events stored before the list phases [default: 100000, quick 10000].
+    #[arg(long)]
+    pub events: Option<u64>,
+    /// Of those, created one at a time (the create_1 figure) [default: 2000, quick 200].
+    #[arg(long)]
+    pub serial_creates: Option<u64>,
+    /// Concurrent writers of the create and watch phases.
+    #[arg(long, default_value_t = 64)]
+    pub concurrency: usize,
+    /// Page size of the paged list.
+    #[arg(long, default_value_t = 500)]
+    pub page_size: u64,
+    /// Repetitions of the full list (the median is reported) [default: 5, quick 3].
+    #[arg(long)]
+    pub list_reps: Option<usize>,
+    /// Repetitions of the paged list [default: 3, quick 2].
+    #[arg(long)]
+    pub paged_reps: Option<usize>,
+    /// Events created during each watch phase [default: 10000, quick 1000].
+    #[arg(long)]
+    pub watch_events: Option<u64>,
+    /// Watchers of the smaller watch phase [default: 100, quick 10].
+    #[arg(long)]
+    pub watchers_small: Option<usize>,
+    /// Watchers of the larger watch phase [default: 1000, quick 100].
+    #[arg(long)]
+    pub watchers_large: Option<usize>,
+    /// Also run etcd with the larger watcher count (the target compares with its smaller one).
+    #[arg(long)]
+    pub etcd_large_watch: bool,
+    /// How long watchers may take, after the last write, to see every event.
+    #[arg(long, default_value_t = 60)]
+    pub drain_secs: u64,
+}
+
+/// The sizes of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Sizes {
+    pub events: u64,
+    pub serial: u64,
+    pub list_reps: usize,
+    pub paged_reps: usize,
+    pub watch_events: u64,
+    pub watchers_small: usize,
+    pub watchers_large: usize,
+}
+
+impl Args {
+    pub fn sizes(&self) -> Sizes {
+        let quick = self.quick;
+        fn pick<T>(quick: bool, full: T, small: T) -> T {
+            if quick { small } else { full }
+        }
+        let q = |full, small| pick(quick, full, small);
+        let qs = |full, small| pick(quick, full, small);
+        let events = self.events.unwrap_or(q(100_000, 10_000)).max(1);
+        Sizes {
+            events,
+            serial: self.serial_creates.unwrap_or(q(2_000, 200)).min(events),
+            list_reps: self.list_reps.unwrap_or(qs(5, 3)).max(1),
+            paged_reps: self.paged_reps.unwrap_or(qs(3, 2)).max(1),
+            watch_events: self.watch_events.unwrap_or(q(10_000, 1_000)).max(1),
+            watchers_small: self.watchers_small.unwrap_or(qs(100, 10)),
+            watchers_large: self.watchers_large.unwrap_or(qs(1_000, 100)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_is_ten_times_smaller() {
+        let full = Args::parse_from(["cairn-bench", "--server-bin", "x"]).sizes();
+        let quick = Args::parse_from(["cairn-bench", "--server-bin", "x", "--quick"]).sizes();
+        assert_eq!(full.events, 10 * quick.events);
+        assert_eq!(full.watch_events, 10 * quick.watch_events);
+        assert_eq!(full.watchers_large, 10 * quick.watchers_large);
+        let one = Args::parse_from([
+            "cairn-bench",
+            "--server-url",
+            "http://127.0.0.1:1",
+            "--events",
+            "5",
+        ]);
+        assert_eq!(one.sizes().serial, 5);
+        assert!(Args::try_parse_from(["cairn-bench"]).is_err());
+    }
+}

@@ -1,0 +1,117 @@
+//! The load both servers get: concurrent writers over a range of Event
+//! indexes (and the traits each server's client implements).
+
+use std::future::Future;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::Result;
+use crate::fanout::AckTable;
+use crate::stats::{Histogram, rate};
+
+/// One connection's worth of writing.
+pub trait Writer: Send + 'static {
+    /// Creates Event `i`; returns once the server acknowledged it.
+    fn create(&mut self, i: u64) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// One established watch.
+pub trait WatchStream: Send + 'static {
+    /// Waits for what the server sends next and pushes the index of every
+    /// created Event in it onto `out`. `Ok(false)`: the stream ended.
+    fn next_batch(&mut self, out: &mut Vec<u64>) -> impl Future<Output = Result<bool>> + Send;
+}
+
+/// What a set of writers achieved.
+#[derive(Debug, Default)]
+pub struct LoadResult {
+    pub ops: u64,
+    pub elapsed: Duration,
+    pub latency: Histogram,
+}
+
+impl LoadResult {
+    pub fn rate(&self) -> f64 {
+        rate(self.ops, self.elapsed)
+    }
+}
+
+/// How one full or paged list went.
+#[derive(Clone, Copy, Debug)]
+pub struct ListOutcome {
+    pub elapsed: Duration,
+    pub items: u64,
+    pub bytes: u64,
+    pub pages: u64,
+}
+
+/// Runs `writers` concurrently (one task each) until every index of `range`
+/// was created once; records acks in `acks` when given.
+pub async fn run_writers<W: Writer>(
+    writers: Vec<W>,
+    range: Range<u64>,
+    acks: Option<Arc<AckTable>>,
+) -> Result<LoadResult> {
+    let next = Arc::new(AtomicU64::new(range.start));
+    let end = range.end;
+    let start = Instant::now();
+    let tasks: Vec<_> = writers
+        .into_iter()
+        .map(|mut w| {
+            let (next, acks) = (Arc::clone(&next), acks.clone());
+            tokio::spawn(async move {
+                let mut hist = Histogram::new();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= end {
+                        return Ok::<_, crate::Error>(hist);
+                    }
+                    let t = Instant::now();
+                    if let Some(a) = &acks {
+                        a.send(i, t);
+                    }
+                    w.create(i).await?;
+                    let done = Instant::now();
+                    hist.record(done - t);
+                    if let Some(a) = &acks {
+                        a.ack(i, done);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut latency = Histogram::new();
+    for t in tasks {
+        latency.merge(&t.await??);
+    }
+    Ok(LoadResult {
+        ops: range.end - range.start,
+        elapsed: start.elapsed(),
+        latency,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub struct Counter(pub Arc<AtomicU64>);
+    impl Writer for Counter {
+        async fn create(&mut self, _i: u64) -> Result<()> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn writers_cover_the_range_once() {
+        let n = Arc::new(AtomicU64::new(0));
+        let ws = (0..8).map(|_| Counter(Arc::clone(&n))).collect();
+        let r = run_writers(ws, 100..1100, None).await.unwrap();
+        assert_eq!(r.ops, 1000);
+        assert_eq!(r.latency.count(), 1000);
+        assert_eq!(n.load(Ordering::Relaxed), 1000);
+    }
+}

@@ -1,0 +1,122 @@
+//! The run: the servers, then each phase in turn against cairn and then etcd,
+//! so every ratio comes from one run on the same machine state.
+
+mod create;
+mod list;
+mod watch;
+
+use std::time::{Duration, Instant};
+
+use crate::Result;
+use crate::cairn::{self, Server};
+use crate::cli::{Args, Sizes};
+use crate::etcd::Etcd;
+use crate::proc::{mib, rss_bytes};
+use crate::report::{Report, Target};
+
+/// Everything the phases share.
+pub struct Ctx {
+    pub cairn: Server,
+    pub etcd: Option<Etcd>,
+    pub sizes: Sizes,
+    pub args: Args,
+    pub report: Report,
+}
+
+impl Ctx {
+    /// The cairn server's pid, if known.
+    pub fn cairn_pid(&self) -> Option<u32> {
+        (self.cairn.pid != 0).then_some(self.cairn.pid)
+    }
+
+    pub fn cairn_rss(&self) -> Option<u64> {
+        rss_bytes(self.cairn_pid()?)
+    }
+
+    pub fn etcd_rss(&self) -> Option<u64> {
+        rss_bytes(self.etcd.as_ref()?.pid?)
+    }
+}
+
+pub async fn run(args: Args) -> Result<String> {
+    let started = Instant::now();
+    let sizes = args.sizes();
+    let cairn = match (&args.server_bin, &args.server_url) {
+        (Some(bin), _) => Server::start(bin, &args.work_dir).await?,
+        (None, Some(url)) => Server::external(url, args.server_pid.unwrap_or(0)).await?,
+        (None, None) => return Err("give --server-bin or --server-url".into()),
+    };
+    let etcd = match &args.etcd {
+        Some(url) => Some(Etcd::connect(url, args.etcd_conns, args.etcd_pid).await?),
+        None => None,
+    };
+    eprintln!(
+        "cairn at {} (pid {}), etcd {}; {sizes:?}",
+        cairn.addr,
+        cairn.pid,
+        args.etcd.as_deref().unwrap_or("not given (cairn only)")
+    );
+    cairn::ops::setup(cairn.addr).await?;
+    let mut ctx = Ctx {
+        cairn,
+        etcd,
+        sizes,
+        args,
+        report: Report::default(),
+    };
+    let s = ctx.sizes;
+    let conc = ctx.args.concurrency;
+    create::run(&mut ctx, 1, 0..s.serial, None).await?;
+    create::run(&mut ctx, conc, s.serial..s.events, Some(2.0)).await?;
+    stored_rss(&mut ctx).await;
+    list::full(&mut ctx).await?;
+    list::paged(&mut ctx).await?;
+    let small = s.events..s.events + s.watch_events;
+    let large = small.end..small.end + s.watch_events;
+    let etcd_small = watch::run(&mut ctx, s.watchers_small, small, true, false, None).await?;
+    let etcd_large = ctx.args.etcd_large_watch;
+    watch::run(
+        &mut ctx,
+        s.watchers_large,
+        large,
+        etcd_large,
+        true,
+        etcd_small,
+    )
+    .await?;
+    let mut summary = ctx.report.summary();
+    summary.push_str(&format!(
+        "run took {:.0} s\n",
+        started.elapsed().as_secs_f64()
+    ));
+    Ok(summary)
+}
+
+/// RSS with every Event stored, after a short settle.
+async fn stored_rss(ctx: &mut Ctx) {
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let name = format!("rss_{}", count_name(ctx.sizes.events));
+    let Some(c) = ctx.cairn_rss() else {
+        ctx.report
+            .note(&format!("{name}: cairn's pid is unknown (--server-pid)"));
+        return;
+    };
+    let e = ctx.etcd_rss();
+    let ratio = e.map(|e| c as f64 / e as f64);
+    ctx.report.figure(
+        &name,
+        &format!("{:.0} MiB", mib(c)),
+        e.map(|e| format!("{:.0} MiB", mib(e))).as_deref(),
+        ratio,
+        ratio.map(|r| Target::at_most(r, 0.5, "x")),
+    );
+}
+
+/// 100000 → "100k".
+pub fn count_name(n: u64) -> String {
+    if n >= 1000 && n.is_multiple_of(1000) {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
