@@ -14,10 +14,33 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
 
 /// The `VmRSS:   1234 kB` line of a /proc status file, in bytes.
 pub fn parse_vm_rss(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let mut words = line["VmRSS:".len()..].split_whitespace();
-    let kb: u64 = words.next()?.parse().ok()?;
+    status_kb(status, "VmRSS:")
+}
+
+/// A `Name:   1234 kB` line of a /proc status file, in bytes.
+fn status_kb(status: &str, name: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with(name))?;
+    let kb: u64 = line[name.len()..].split_whitespace().next()?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// "202 MiB (anon 150, file-mapped 52)": file-mapped pages (memory-mapped
+/// data files) count in RSS but are page cache the kernel can reclaim.
+pub fn rss_text(pid: u32) -> Option<String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = parse_vm_rss(&status)?;
+    let mut s = format!("{:.0} MiB", mib(rss));
+    if let (Some(anon), Some(file)) = (
+        status_kb(&status, "RssAnon:"),
+        status_kb(&status, "RssFile:"),
+    ) {
+        s.push_str(&format!(
+            " (anon {:.0}, file-mapped {:.0})",
+            mib(anon),
+            mib(file)
+        ));
+    }
+    Some(s)
 }
 
 /// User + system CPU time of `pid` so far, from /proc/<pid>/stat.
@@ -132,6 +155,7 @@ mod tests {
         let status = "Name:\tetcd\nVmPeak:\t  999 kB\nVmRSS:\t  204800 kB\nRssAnon:\t 1 kB\n";
         assert_eq!(parse_vm_rss(status), Some(200 * 1024 * 1024));
         assert_eq!(parse_vm_rss("Name:\tx\n"), None);
+        assert_eq!(status_kb(status, "RssAnon:"), Some(1024));
         let own = rss_bytes(std::process::id()).expect("own RSS");
         assert!(own > 0);
         assert_eq!(mib(3 * 1024 * 1024), 3.0);

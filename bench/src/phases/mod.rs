@@ -11,7 +11,7 @@ use crate::Result;
 use crate::cairn::{self, Server};
 use crate::cli::{Args, Sizes};
 use crate::etcd::Etcd;
-use crate::proc::{mib, rss_bytes};
+use crate::proc::{mib, rss_bytes, rss_text};
 use crate::report::{Report, Target};
 
 /// Everything the phases share.
@@ -103,10 +103,16 @@ async fn stored_rss(ctx: &mut Ctx) {
     };
     let e = ctx.etcd_rss();
     let ratio = e.map(|e| c as f64 / e as f64);
+    let text = |pid: Option<u32>, rss: u64| {
+        pid.and_then(rss_text)
+            .unwrap_or_else(|| format!("{:.0} MiB", mib(rss)))
+    };
+    let c_text = text(ctx.cairn_pid(), c);
+    let e_text = e.map(|e| text(ctx.etcd.as_ref().and_then(|x| x.pid), e));
     ctx.report.figure(
         &name,
-        &format!("{:.0} MiB", mib(c)),
-        e.map(|e| format!("{:.0} MiB", mib(e))).as_deref(),
+        &c_text,
+        e_text.as_deref(),
         ratio,
         ratio.map(|r| Target::at_most(r, 0.5, "x")),
     );
