@@ -36,25 +36,32 @@ fn metadata_body_start(json: &[u8]) -> Option<usize> {
     at_top_level(json, i).then_some(i + METADATA.len())
 }
 
+/// Appends stored JSON with `metadata.resourceVersion` set to `rev`;
+/// `false` (and nothing appended) if the bytes are not in the stored form.
+pub fn splice(json: &[u8], rev: u64, out: &mut Vec<u8>) -> bool {
+    let Some(at) = metadata_body_start(json) else {
+        return false;
+    };
+    out.extend_from_slice(&json[..at]);
+    out.extend_from_slice(b"\"resourceVersion\":\"");
+    out.extend_from_slice(rev.to_string().as_bytes());
+    out.push(b'"');
+    if json.get(at) != Some(&b'}') {
+        out.push(b',');
+    }
+    out.extend_from_slice(&json[at..]);
+    true
+}
+
 /// Appends the served JSON of a stored object to `out`.
 pub fn write_object(kv: &KeyValue, out: &mut Vec<u8>) {
-    let json = &kv.value[..];
-    match metadata_body_start(json) {
-        Some(at) => {
-            out.extend_from_slice(&json[..at]);
-            out.extend_from_slice(b"\"resourceVersion\":\"");
-            out.extend_from_slice(kv.mod_revision.get().to_string().as_bytes());
-            out.push(b'"');
-            if json.get(at) != Some(&b'}') {
-                out.push(b',');
-            }
-            out.extend_from_slice(&json[at..]);
-        }
-        // Not in the stored form (written by another tool): parse instead.
-        None => match Store::decode_stored(kv) {
-            Ok(v) => out.extend_from_slice(&serde_json::to_vec(&v).unwrap_or_default()),
-            Err(_) => out.extend_from_slice(b"null"),
-        },
+    if splice(&kv.value, kv.mod_revision.get(), out) {
+        return;
+    }
+    // Not in the stored form (written by another tool): parse instead.
+    match Store::decode_stored(kv) {
+        Ok(v) => out.extend_from_slice(&serde_json::to_vec(&v).unwrap_or_default()),
+        Err(_) => out.extend_from_slice(b"null"),
     }
 }
 

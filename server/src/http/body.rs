@@ -19,6 +19,9 @@ pub fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).boxed()
 }
 
+/// Most bytes one frame of a streamed body gathers from queued chunks.
+const COALESCE_LIMIT: usize = 256 * 1024;
+
 /// A body fed chunk by chunk (watch streams); ends when the sender is dropped.
 pub struct ChannelBody {
     rx: mpsc::Receiver<Bytes>,
@@ -32,9 +35,32 @@ impl HttpBody for ChannelBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.rx
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|b| Ok(Frame::data(b))))
+        let first = match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(b)) => b,
+            other => return other.map(|c| c.map(|b| Ok(Frame::data(b)))),
+        };
+        // A client that fell a little behind gets what queued up in one
+        // write: one copy is cheaper than one send per chunk.
+        let mut more: Vec<Bytes> = Vec::new();
+        let mut len = first.len();
+        while len < COALESCE_LIMIT {
+            match self.rx.try_recv() {
+                Ok(b) => {
+                    len += b.len();
+                    more.push(b);
+                }
+                Err(_) => break,
+            }
+        }
+        if more.is_empty() {
+            return Poll::Ready(Some(Ok(Frame::data(first))));
+        }
+        let mut joined = Vec::with_capacity(len);
+        joined.extend_from_slice(&first);
+        for b in more {
+            joined.extend_from_slice(&b);
+        }
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from(joined)))))
     }
 }
 

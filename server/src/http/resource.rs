@@ -149,18 +149,15 @@ async fn dispatch(
             let body = read_body(req).await?;
             let decoded = decode_body(content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
-            Ok(writer.object(201, &out.object, &out.warnings))
+            Ok(respond_written(writer, 201, out))
         }
         (Method::PUT, Some(name)) => {
             let opts = query.write_options(user_agent.as_deref())?;
             let body = read_body(req).await?;
             let decoded = decode_body(content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
-            Ok(writer.object(
-                if out.created { 201 } else { 200 },
-                &out.object,
-                &out.warnings,
-            ))
+            let code = if out.created { 201 } else { 200 };
+            Ok(respond_written(writer, code, out))
         }
         (Method::PATCH, Some(name)) => {
             let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
@@ -187,11 +184,8 @@ async fn dispatch(
                 .store
                 .patch(&kind, ns, name, patch_type, &body, &opts)
                 .await?;
-            Ok(writer.object(
-                if out.created { 201 } else { 200 },
-                &out.object,
-                &out.warnings,
-            ))
+            let code = if out.created { 201 } else { 200 };
+            Ok(respond_written(writer, code, out))
         }
         (Method::DELETE, Some(name)) => {
             let body = read_body(req).await?;
@@ -234,6 +228,22 @@ async fn dispatch(
         }
         (Method::POST, Some(_)) => Err(method_not_allowed(&kind, "create on a named resource")),
         (m, _) => Err(method_not_allowed(&kind, m.as_str())),
+    }
+}
+
+/// A write's answer: the stored bytes when the client takes compact JSON.
+fn respond_written(
+    writer: Writer,
+    code: u16,
+    out: crate::api::store::WriteOutcome,
+) -> Response<Body> {
+    match out.served {
+        Some(bytes) if writer.is_compact_json() => {
+            let mut resp = writer.bytes(code, bytes);
+            crate::http::respond::add_warnings(&mut resp, &out.warnings);
+            resp
+        }
+        _ => writer.object(code, &out.object, &out.warnings),
     }
 }
 

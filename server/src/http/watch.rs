@@ -180,7 +180,12 @@ pub async fn serve(
             Err(_) => return,
         };
         let filtered = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
-        let mut next_bookmark = tokio::time::Instant::now() + BOOKMARK_EVERY;
+        // Timers are created once: re-arming them per event costs more than
+        // the event itself at high fan-out.
+        let end = tokio::time::sleep_until(deadline);
+        tokio::pin!(end);
+        let mut ticks =
+            tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
         loop {
             tokio::select! {
                 batch = watch.next_batch() => match batch {
@@ -215,13 +220,12 @@ pub async fn serve(
                     // Lagged (the client reads too slowly: it must re-list), or closed.
                     _ => return,
                 },
-                () = tokio::time::sleep_until(next_bookmark), if bookmarks => {
-                    next_bookmark += BOOKMARK_EVERY;
+                _ = ticks.tick(), if bookmarks => {
                     if tx.send(bookmark(&kind, watch.progress(), None)).await.is_err() {
                         return;
                     }
                 }
-                () = tokio::time::sleep_until(deadline) => {
+                () = &mut end => {
                     if bookmarks {
                         let _ = tx.send(bookmark(&kind, watch.progress(), None)).await;
                     }

@@ -80,6 +80,13 @@ impl Store {
 
     /// Encodes an object for storage (without its resourceVersion).
     fn encode_for_storage(obj: &Value) -> Vec<u8> {
+        if obj
+            .get("metadata")
+            .and_then(|m| m.get("resourceVersion"))
+            .is_none()
+        {
+            return serde_json::to_vec(obj).expect("a JSON value always serializes");
+        }
         let mut stored = obj.clone();
         if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.remove("resourceVersion");

@@ -23,6 +23,15 @@ pub struct WriteOutcome {
     pub created: bool,
     /// `Warning` header texts.
     pub warnings: Vec<String>,
+    /// The object as compact JSON (the stored bytes with the revision
+    /// spliced in), when the write stored it: saves a second serialization.
+    pub served: Option<Vec<u8>>,
+}
+
+/// The stored bytes of a write, served with its new revision.
+fn served_bytes(stored: &[u8], rev: Revision) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(stored.len() + 32);
+    crate::api::served::splice(stored, rev.get(), &mut out).then_some(out)
 }
 
 /// The new state an update computes from the current one.
@@ -136,16 +145,19 @@ impl Store {
                     object: obj,
                     created: true,
                     warnings,
+                    served: None,
                 });
             }
             let mut txn = Txn::new().guard(Guard::Absent(key.clone()));
             if let Some((ns_key, rev)) = &ns_guard {
                 txn = txn.guard(Guard::ModRevision(ns_key.clone(), *rev));
             }
-            let txn = put_txn(kind, txn, key.clone(), Store::encode_for_storage(&obj));
+            let stored = Store::encode_for_storage(&obj);
+            let txn = put_txn(kind, txn, key.clone(), stored.clone());
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     return Ok(WriteOutcome {
+                        served: served_bytes(&stored, c.revision),
                         object: with_rv(obj, c.revision),
                         created: true,
                         warnings,
@@ -303,17 +315,19 @@ impl Store {
                     object,
                     created: false,
                     warnings,
+                    served: None,
                 });
             }
             let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
-            let txn = if finished {
-                guard.delete(key.clone())
-            } else {
-                put_txn(kind, guard, key.clone(), Store::encode_for_storage(&new))
+            let stored = (!finished).then(|| Store::encode_for_storage(&new));
+            let txn = match &stored {
+                None => guard.delete(key.clone()),
+                Some(bytes) => put_txn(kind, guard, key.clone(), bytes.clone()),
             };
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     return Ok(WriteOutcome {
+                        served: stored.and_then(|b| served_bytes(&b, c.revision)),
                         object: with_rv(new, c.revision),
                         created: false,
                         warnings,
