@@ -26,12 +26,6 @@ pub fn namespace(obj: &Value) -> Option<&str> {
     meta_str(obj, "namespace")
 }
 
-/// `metadata.labels` entry.
-#[must_use]
-pub fn label<'a>(obj: &'a Value, key: &str) -> Option<&'a str> {
-    obj.get("metadata")?.get("labels")?.get(key)?.as_str()
-}
-
 /// Whether the object has a non-empty `metadata.finalizers`.
 #[must_use]
 pub fn has_finalizers(obj: &Value) -> bool {
@@ -47,10 +41,4 @@ pub fn is_terminating(obj: &Value) -> bool {
     obj.get("metadata")
         .and_then(|m| m.get("deletionTimestamp"))
         .is_some_and(|t| !t.is_null())
-}
-
-/// A value at a dotted path (`involvedObject.kind`).
-#[must_use]
-pub fn at_path<'a>(obj: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.').try_fold(obj, |v, seg| v.get(seg))
 }

@@ -2,8 +2,6 @@
 //! compact JSON with `kind`, `apiVersion`, `metadata` first and without
 //! `metadata.resourceVersion`; serving it splices the revision in.
 
-use serde_json::Value;
-
 use crate::api::store::Store;
 use crate::storage::KeyValue;
 
@@ -73,17 +71,12 @@ pub fn object_bytes(kv: &KeyValue) -> Vec<u8> {
     out
 }
 
-/// The same object as a value (for filtering or other encodings).
-pub fn object_value(kv: &KeyValue) -> Option<Value> {
-    Store::decode_stored(kv).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use bytes::Bytes;
     use cairn_engine::Revision;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn kv(value: &Value, rev: u64) -> KeyValue {
         KeyValue {

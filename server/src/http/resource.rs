@@ -123,7 +123,7 @@ async fn dispatch(
                 let head = list_head(
                     &kind,
                     page.revision,
-                    page.continue_token.as_deref(),
+                    page.continue_token.clone(),
                     page.remaining,
                 );
                 return Ok(writer.stream(ListBody::new(head, page.items).boxed()));
@@ -251,9 +251,23 @@ fn respond_written(
 fn list_head(
     kind: &KindSpec,
     revision: crate::storage::Revision,
-    continue_token: Option<&str>,
+    continue_token: Option<String>,
     remaining: Option<u64>,
 ) -> Vec<u8> {
+    let envelope = list_envelope(kind, revision, continue_token, remaining);
+    let mut head = serde_json::to_vec(&envelope).expect("JSON values serialize");
+    head.pop();
+    head.extend_from_slice(b",\"items\":[");
+    head
+}
+
+/// `<Kind>List` without its items: kind, apiVersion and ListMeta.
+fn list_envelope(
+    kind: &KindSpec,
+    revision: crate::storage::Revision,
+    continue_token: Option<String>,
+    remaining: Option<u64>,
+) -> Value {
     let mut meta = serde_json::Map::new();
     meta.insert("resourceVersion".into(), json!(revision.get().to_string()));
     if let Some(c) = continue_token {
@@ -262,29 +276,15 @@ fn list_head(
     if let Some(r) = remaining {
         meta.insert("remainingItemCount".into(), json!(r));
     }
-    let envelope =
-        json!({"kind": kind.list_kind, "apiVersion": kind.api_version(), "metadata": meta});
-    let mut head = serde_json::to_vec(&envelope).expect("JSON values serialize");
-    head.pop();
-    head.extend_from_slice(b",\"items\":[");
-    head
+    json!({"kind": kind.list_kind, "apiVersion": kind.api_version(), "metadata": meta})
 }
 
 /// `<Kind>List` for a page.
 #[must_use]
 pub fn list_object(kind: &KindSpec, page: ListPage) -> Value {
-    let mut meta = serde_json::Map::new();
-    meta.insert(
-        "resourceVersion".into(),
-        json!(page.revision.get().to_string()),
-    );
-    if let Some(c) = page.continue_token {
-        meta.insert("continue".into(), json!(c));
-    }
-    if let Some(r) = page.remaining {
-        meta.insert("remainingItemCount".into(), json!(r));
-    }
-    json!({"kind": kind.list_kind, "apiVersion": kind.api_version(), "metadata": meta, "items": page.items})
+    let mut list = list_envelope(kind, page.revision, page.continue_token, page.remaining);
+    list["items"] = Value::Array(page.items);
+    list
 }
 
 /// DeleteOptions from the query and an optional JSON body.

@@ -193,7 +193,7 @@ pub async fn serve(
                         let bytes = if filtered {
                             let mut out = Vec::new();
                             for ev in events.iter() {
-                                translate(&kind, ev, &opts, true, &mut out);
+                                translate(&kind, ev, &opts, &mut out);
                             }
                             Bytes::from(out)
                         } else {
@@ -282,12 +282,10 @@ fn translate_unfiltered(ev: &Event, out: &mut Vec<u8>) {
     }
 }
 
-/// Appends the watch event one storage event is for this client, if any.
-fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, filtered: bool, out: &mut Vec<u8>) {
-    let matches = |kv: Option<&KeyValue>| match kv {
-        None => false,
-        Some(_) if !filtered => true,
-        Some(kv) => Store::decode_stored(kv).is_ok_and(|o| selected(kind, &o, opts)),
+/// Appends the watch event one storage event is for a client with selectors, if any.
+fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>) {
+    let matches = |kv: Option<&KeyValue>| {
+        kv.is_some_and(|kv| Store::decode_stored(kv).is_ok_and(|o| selected(kind, &o, opts)))
     };
     let (new_ok, old_ok) = (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()));
     // A deleted object is served as its last state at the delete's revision.

@@ -19,7 +19,7 @@ use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::api::schema;
 use crate::api::validation;
-use crate::storage::{KeyValue, Revision, Storage, StorageError};
+use crate::storage::{KeyValue, Storage, StorageError};
 
 pub use delete::{DeleteOptions, Deleted};
 pub use read::{ListOptions, ListPage, ResourceVersionMatch};
@@ -221,10 +221,4 @@ pub fn parse_rv(rv: Option<&str>) -> Result<Option<u64>, ApiError> {
             ))
         }),
     }
-}
-
-/// The revision as it appears on the wire.
-#[must_use]
-pub fn rv_string(r: Revision) -> String {
-    r.get().to_string()
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
-use crate::api::store::{FieldValidation, Store, WriteOptions, storage_error};
+use crate::api::store::{Store, WriteOptions, storage_error};
 use crate::api::{keys, meta, object};
 use crate::storage::{Guard, Revision, StorageError, Txn};
 
@@ -341,16 +341,6 @@ impl Store {
             }
         }
     }
-
-    /// Shared by PATCH: admits a patched object like a body.
-    pub(crate) fn admit_patched(
-        kind: &KindSpec,
-        value: Value,
-        duplicates: Vec<String>,
-        validation: FieldValidation,
-    ) -> Result<(Value, Vec<String>), ApiError> {
-        Store::admit(kind, Decoded { value, duplicates }, validation)
-    }
 }
 
 fn with_rv_str(mut obj: Value, rv: &str) -> Value {
@@ -400,7 +390,14 @@ impl Store {
             };
             let pinned = object::meta_str(&patched, "resourceVersion").map(str::to_string);
             let current_rv = object::meta_str(current, "resourceVersion").map(str::to_string);
-            let (object, warnings) = Store::admit_patched(kind, patched, duplicates, validation)?;
+            let (object, warnings) = Store::admit(
+                kind,
+                Decoded {
+                    value: patched,
+                    duplicates,
+                },
+                validation,
+            )?;
             // A patch that sets metadata.resourceVersion to another value pins it.
             let precondition = if pinned != current_rv {
                 super::parse_rv(pinned.as_deref())?
