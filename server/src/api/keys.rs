@@ -1,21 +1,14 @@
 //! Storage keys: `/registry/{resource}/{namespace}/{name}` for the core group,
 //! `/registry/{group}/{resource}/{namespace}/{name}` for named groups;
-//! cluster-scoped kinds drop the namespace segment.
+//! cluster-scoped kinds drop the namespace segment. The prefix is the kind's
+//! `StorageBinding`, shared by every version that serves the same objects.
 
 use crate::api::kind::KindSpec;
-
-fn resource_prefix(kind: &KindSpec) -> String {
-    if kind.group.is_empty() {
-        format!("/registry/{}/", kind.resource)
-    } else {
-        format!("/registry/{}/{}/", kind.group, kind.resource)
-    }
-}
 
 /// Prefix of a collection: one namespace, or every namespace when `None`.
 #[must_use]
 pub fn collection_prefix(kind: &KindSpec, namespace: Option<&str>) -> Vec<u8> {
-    let mut p = resource_prefix(kind);
+    let mut p = kind.storage.prefix.clone();
     if let Some(ns) = namespace.filter(|_| kind.namespaced) {
         p.push_str(ns);
         p.push('/');

@@ -58,6 +58,11 @@ pub trait Strategy: Send + Sync {
     fn ready_to_remove(&self, _obj: &Value) -> bool {
         true
     }
+    /// Kinds deleted gracefully (pods): the grace period a DELETE without
+    /// `gracePeriodSeconds` gets. `None`: deletes take effect at once.
+    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+        None
+    }
 }
 
 /// A strategy with every default: plain objects.
@@ -128,6 +133,75 @@ impl Column {
 /// Reads a selectable field's value from an object.
 pub type FieldValue = fn(&Value, &str) -> Option<String>;
 
+/// A selectable field read by its dotted path (`spec.nodeName`); scalars
+/// become their text, a missing field the empty string (Go's zero value).
+#[must_use]
+pub fn field_by_path(obj: &Value, field: &str) -> Option<String> {
+    let mut at = obj;
+    for segment in field.split('.') {
+        match at.get(segment) {
+            Some(next) => at = next,
+            None => return Some(String::new()),
+        }
+    }
+    Some(match at {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        Value::Bool(_) | Value::Number(_) => at.to_string(),
+        Value::Array(_) | Value::Object(_) => return None,
+    })
+}
+
+/// Subresources a kind serves under `{name}/{subresource}`.
+#[derive(Clone, Debug, Default)]
+pub struct Subresources {
+    /// `/status`: writes there change only `status`; the main resource
+    /// ignores `status`.
+    pub status: bool,
+    /// `/scale`: an `autoscaling/v1` Scale over these fields.
+    pub scale: Option<ScalePaths>,
+    /// `/eviction` (pods): POST an Eviction to delete the object gracefully.
+    pub eviction: bool,
+}
+
+/// Where a kind keeps the fields its Scale subresource shows, as simple
+/// JSONPaths (`.spec.replicas`).
+#[derive(Clone, Debug)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// Converts objects between a served version and the stored form.
+pub trait Conversion: Send + Sync {
+    /// The served object (already validated) as it is stored.
+    fn to_storage(&self, served: Value) -> Value;
+    /// A stored object as this version serves it.
+    fn from_storage(&self, stored: Value) -> Value;
+}
+
+/// Where and in which form a kind's objects are stored. Several served
+/// versions (a CRD's, or `events.{domain}/v1` beside core Events) share one.
+#[derive(Clone)]
+pub struct StorageBinding {
+    /// Key prefix of the whole collection, ending in `/`.
+    pub prefix: String,
+    /// `apiVersion` of stored objects.
+    pub api_version: String,
+    /// Field conversion; `None` when only `apiVersion` differs (a CRD's
+    /// conversion strategy `None`).
+    pub conversion: Option<Arc<dyn Conversion>>,
+}
+
+/// Who defined a kind.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    BuiltIn,
+    /// The CustomResourceDefinition of this name.
+    Crd(String),
+}
+
 /// One served kind.
 pub struct KindSpec {
     /// API group; empty for the core group.
@@ -154,9 +228,116 @@ pub struct KindSpec {
     pub return_deleted_object: bool,
     /// Columns of the Table representation.
     pub columns: Vec<Column>,
+    pub subresources: Subresources,
+    pub storage: StorageBinding,
+    /// `metadata.generation` counts changes outside `metadata` (and outside
+    /// `status` when it is a subresource). Kinds without it keep generation
+    /// at 1 from creation.
+    pub tracks_generation: bool,
+    pub origin: Origin,
+}
+
+/// The key prefix DESIGN.md gives a collection: `/registry/{resource}/` in
+/// the core group, `/registry/{group}/{resource}/` in named groups.
+#[must_use]
+pub fn default_storage_prefix(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        format!("/registry/{resource}/")
+    } else {
+        format!("/registry/{group}/{resource}/")
+    }
 }
 
 impl KindSpec {
+    /// A kind with every default: `<Kind>List`, lower-case singular, no
+    /// short names, plain strategy, no selectable fields of its own, default
+    /// columns, no subresources, stored as served under its own prefix.
+    #[must_use]
+    pub fn new(
+        group: &str,
+        version: &str,
+        kind: &str,
+        resource: &str,
+        namespaced: bool,
+        schema: Schema,
+    ) -> KindSpec {
+        let api_version = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        KindSpec {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+            list_kind: format!("{kind}List"),
+            resource: resource.into(),
+            singular: kind.to_ascii_lowercase(),
+            short_names: Vec::new(),
+            categories: Vec::new(),
+            namespaced,
+            schema,
+            strategy: Arc::new(DefaultStrategy),
+            selectable_fields: Vec::new(),
+            field_value: field_by_path,
+            allow_create_on_update: false,
+            ttl: None,
+            return_deleted_object: false,
+            columns: Column::defaults(),
+            subresources: Subresources::default(),
+            storage: StorageBinding {
+                prefix: default_storage_prefix(group, resource),
+                api_version,
+                conversion: None,
+            },
+            tracks_generation: false,
+            origin: Origin::BuiltIn,
+        }
+    }
+
+    /// Whether stored objects are already in this version's form, so stored
+    /// bytes can be served as they are.
+    #[must_use]
+    pub fn stores_served_form(&self) -> bool {
+        self.storage.conversion.is_none() && self.storage.api_version == self.api_version()
+    }
+
+    /// A served object (validated, canonical) in its stored form.
+    #[must_use]
+    pub fn to_storage(&self, served: Value) -> Value {
+        if self.stores_served_form() {
+            return served;
+        }
+        let mut stored = match &self.storage.conversion {
+            Some(c) => c.to_storage(served),
+            None => served,
+        };
+        if let Some(o) = stored.as_object_mut() {
+            o.insert(
+                "apiVersion".into(),
+                Value::from(self.storage.api_version.clone()),
+            );
+        }
+        stored
+    }
+
+    /// A stored object in this version's form.
+    #[must_use]
+    pub fn from_storage(&self, stored: Value) -> Value {
+        if self.stores_served_form() {
+            return stored;
+        }
+        let mut served = match &self.storage.conversion {
+            Some(c) => c.from_storage(stored),
+            None => stored,
+        };
+        if let Some(o) = served.as_object_mut() {
+            o.insert("kind".into(), Value::from(self.kind.clone()));
+            o.insert("apiVersion".into(), Value::from(self.api_version()));
+        }
+        served
+    }
+
     /// `v1` for the core group, else `group/version`.
     #[must_use]
     pub fn api_version(&self) -> String {

@@ -1,47 +1,112 @@
-//! The set of served kinds, looked up by group/version/resource.
+//! The set of served kinds, looked up by group/version/resource. Built-in
+//! kinds are added at start-up; CustomResourceDefinitions add and remove
+//! theirs while the server runs, so readers take a cheap snapshot.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::api::kind::KindSpec;
+use parking_lot::RwLock;
 
-/// Every kind the server serves. Built at start-up.
+use crate::api::kind::{KindSpec, Origin};
+
+/// One immutable view of the served kinds.
+#[derive(Default)]
+pub struct Kinds {
+    list: Vec<Arc<KindSpec>>,
+    by_path: HashMap<(String, String, String), usize>,
+}
+
+impl Kinds {
+    fn from_list(list: Vec<Arc<KindSpec>>) -> Kinds {
+        let by_path = list
+            .iter()
+            .enumerate()
+            .map(|(i, k)| ((k.group.clone(), k.version.clone(), k.resource.clone()), i))
+            .collect();
+        Kinds { list, by_path }
+    }
+
+    /// Every kind, in registration order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<KindSpec>> {
+        self.list.iter()
+    }
+}
+
+/// Every kind the server serves.
 #[derive(Default)]
 pub struct Registry {
-    kinds: Vec<Arc<KindSpec>>,
+    current: RwLock<Arc<Kinds>>,
+    /// Bumped on every change, so that derived documents know they are stale.
+    generation: RwLock<u64>,
 }
 
 impl Registry {
-    pub fn add(&mut self, kind: KindSpec) {
-        self.kinds.push(Arc::new(kind));
+    /// Adds (or replaces, by group/version/resource) a kind.
+    pub fn add(&self, kind: KindSpec) {
+        self.change(|list| {
+            list.retain(|k| {
+                !(k.group == kind.group && k.version == kind.version && k.resource == kind.resource)
+            });
+            list.push(Arc::new(kind));
+        });
+    }
+
+    /// Replaces every kind a CRD defined with `kinds` (none: the CRD is gone).
+    pub fn set_crd_kinds(&self, crd: &str, kinds: Vec<KindSpec>) {
+        self.change(|list| {
+            list.retain(|k| k.origin != Origin::Crd(crd.to_string()));
+            list.extend(kinds.into_iter().map(Arc::new));
+        });
+    }
+
+    fn change(&self, edit: impl FnOnce(&mut Vec<Arc<KindSpec>>)) {
+        let mut current = self.current.write();
+        let mut list = current.list.clone();
+        edit(&mut list);
+        *current = Arc::new(Kinds::from_list(list));
+        *self.generation.write() += 1;
+    }
+
+    /// The served kinds now.
+    #[must_use]
+    pub fn snapshot(&self) -> Arc<Kinds> {
+        Arc::clone(&self.current.read())
+    }
+
+    /// How many times the set has changed.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        *self.generation.read()
     }
 
     /// The kind served at `group/version/resource`.
     #[must_use]
-    pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<&Arc<KindSpec>> {
-        self.kinds
-            .iter()
-            .find(|k| k.group == group && k.version == version && k.resource == resource)
+    pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<Arc<KindSpec>> {
+        let kinds = self.current.read();
+        kinds
+            .by_path
+            .get(&(group.to_string(), version.to_string(), resource.to_string()))
+            .map(|&i| Arc::clone(&kinds.list[i]))
     }
 
     /// Kinds of one group/version, in registration order.
-    pub fn in_group_version<'a>(
-        &'a self,
-        group: &'a str,
-        version: &'a str,
-    ) -> impl Iterator<Item = &'a Arc<KindSpec>> {
-        self.kinds
+    #[must_use]
+    pub fn in_group_version(&self, group: &str, version: &str) -> Vec<Arc<KindSpec>> {
+        self.snapshot()
             .iter()
-            .filter(move |k| k.group == group && k.version == version)
+            .filter(|k| k.group == group && k.version == version)
+            .cloned()
+            .collect()
     }
 
     /// Named groups with their versions (first registered = preferred).
     #[must_use]
     pub fn groups(&self) -> Vec<(String, Vec<String>)> {
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
-        for k in self.kinds.iter().filter(|k| !k.group.is_empty()) {
+        for k in self.snapshot().iter().filter(|k| !k.group.is_empty()) {
             match out.iter_mut().find(|(g, _)| *g == k.group) {
                 Some((_, versions)) if !versions.contains(&k.version) => {
-                    versions.push(k.version.clone())
+                    versions.push(k.version.clone());
                 }
                 Some(_) => {}
                 None => out.push((k.group.clone(), vec![k.version.clone()])),
@@ -50,8 +115,15 @@ impl Registry {
         out
     }
 
-    /// Every namespaced kind (namespace deletion empties each).
-    pub fn namespaced(&self) -> impl Iterator<Item = &Arc<KindSpec>> {
-        self.kinds.iter().filter(|k| k.namespaced)
+    /// One kind per stored collection (the first registered version of
+    /// each): what a namespace's deletion or the garbage collector walks.
+    #[must_use]
+    pub fn storage_kinds(&self) -> Vec<Arc<KindSpec>> {
+        let mut seen = std::collections::HashSet::new();
+        self.snapshot()
+            .iter()
+            .filter(|k| seen.insert(k.storage.prefix.clone()))
+            .cloned()
+            .collect()
     }
 }

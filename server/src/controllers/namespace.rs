@@ -44,10 +44,13 @@ pub async fn bootstrap(store: &Store) -> Result<(), ApiError> {
 async fn finalize(store: &Store, ns: &Value) -> Result<bool, ApiError> {
     let name = object::name(ns).to_string();
     let mut remaining = false;
-    for kind in store.registry.namespaced() {
+    for kind in store.registry.storage_kinds() {
+        if !kind.namespaced {
+            continue;
+        }
         let (deleted, _) = store
             .delete_collection(
-                kind,
+                &kind,
                 Some(&name),
                 &ListOptions::default(),
                 &DeleteOptions::default(),
@@ -57,7 +60,7 @@ async fn finalize(store: &Store, ns: &Value) -> Result<bool, ApiError> {
         remaining |= deleted.iter().any(object::is_terminating);
         remaining |= !store
             .list(
-                kind,
+                &kind,
                 Some(&name),
                 &ListOptions {
                     limit: 1,

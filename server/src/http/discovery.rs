@@ -35,6 +35,44 @@ fn resource(kind: &KindSpec) -> Value {
     r
 }
 
+/// A kind's resource and its subresources, as discovery lists them.
+fn resources_of(kind: &KindSpec) -> Vec<Value> {
+    let mut out = vec![resource(kind)];
+    let mut sub =
+        |name: &str, kind_name: &str, group_version: Option<(&str, &str)>, verbs: &[&str]| {
+            let mut r = json!({
+                "name": format!("{}/{name}", kind.resource),
+                "singularName": "",
+                "namespaced": kind.namespaced,
+                "kind": kind_name,
+                "verbs": verbs,
+            });
+            if let Some((g, v)) = group_version {
+                r["group"] = json!(g);
+                r["version"] = json!(v);
+            }
+            out.push(r);
+        };
+    if kind.subresources.status {
+        sub("status", &kind.kind, None, &["get", "patch", "update"]);
+    }
+    if kind.subresources.scale.is_some() {
+        sub(
+            "scale",
+            "Scale",
+            Some(("autoscaling", "v1")),
+            &["get", "patch", "update"],
+        );
+    }
+    if kind.subresources.eviction {
+        sub("eviction", "Eviction", Some(("policy", "v1")), &["create"]);
+    }
+    if kind.group.is_empty() && kind.resource == "namespaces" {
+        sub("finalize", "Namespace", None, &["update"]);
+    }
+    out
+}
+
 /// `/api`
 #[must_use]
 pub fn core_versions(server_address: &str) -> Value {
@@ -45,7 +83,8 @@ pub fn core_versions(server_address: &str) -> Value {
 pub fn resources(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiError> {
     let kinds: Vec<Value> = registry
         .in_group_version(group, version)
-        .map(|k| resource(k))
+        .iter()
+        .flat_map(|k| resources_of(k))
         .collect();
     if kinds.is_empty() {
         return Err(ApiError::PathNotFound);

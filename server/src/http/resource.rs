@@ -74,7 +74,6 @@ async fn dispatch(
         .store
         .registry
         .lookup(&info.group, &info.version, &info.resource)
-        .cloned()
         .ok_or(ApiError::PathNotFound)?;
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);

@@ -7,7 +7,7 @@ pub mod namespace_strategy;
 
 use std::sync::Arc;
 
-use crate::api::kind::{Column, DefaultStrategy, KindSpec};
+use crate::api::kind::{Column, KindSpec, Subresources};
 use crate::api::registry::Registry;
 use crate::config::Config;
 
@@ -25,47 +25,29 @@ fn own_fields(list: &[&str]) -> Vec<String> {
 /// Every built-in kind, configured.
 #[must_use]
 pub fn builtin(config: &Config) -> Registry {
-    let mut r = Registry::default();
+    let r = Registry::default();
     r.add(KindSpec {
-        group: String::new(),
-        version: "v1".into(),
-        kind: "Namespace".into(),
-        list_kind: "NamespaceList".into(),
-        resource: "namespaces".into(),
-        singular: "namespace".into(),
         short_names: names(&["ns"]),
-        categories: Vec::new(),
-        namespaced: false,
-        schema: namespace::schema(),
         strategy: Arc::new(namespace_strategy::NamespaceStrategy),
         selectable_fields: own_fields(namespace::FIELD_SELECTORS),
-        field_value: namespace::field_value,
-        allow_create_on_update: false,
-        ttl: None,
         return_deleted_object: true,
+        subresources: Subresources {
+            status: true,
+            ..Subresources::default()
+        },
         columns: vec![
             Column::new("Name", "string", 0, ".metadata.name", "Name must be unique within a namespace."),
             Column::new("Status", "string", 0, ".status.phase", "The status of the namespace"),
             Column::new("Age", "date", 0, ".metadata.creationTimestamp", "CreationTimestamp is a timestamp representing the server time when this object was created."),
         ],
+        ..KindSpec::new("", "v1", "Namespace", "namespaces", false, namespace::schema())
     });
     r.add(KindSpec {
-        group: String::new(),
-        version: "v1".into(),
-        kind: "Event".into(),
-        list_kind: "EventList".into(),
-        resource: "events".into(),
-        singular: "event".into(),
         short_names: names(&["ev"]),
-        categories: Vec::new(),
-        namespaced: true,
-        schema: event::schema(),
-        strategy: Arc::new(DefaultStrategy),
         selectable_fields: own_fields(event::FIELD_SELECTORS),
         field_value: event::field_value,
         allow_create_on_update: true,
         ttl: Some(config.event_ttl),
-        return_deleted_object: false,
         columns: vec![
             Column::new(
                 "Last Seen",
@@ -138,6 +120,7 @@ pub fn builtin(config: &Config) -> Registry {
                 "Name must be unique within a namespace.",
             ),
         ],
+        ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
     r
 }

@@ -1,7 +1,5 @@
 //! core/v1 `Namespace` as data: its schema and the fields its field selectors read.
 
-use serde_json::Value;
-
 use crate::api::schema::Schema;
 
 /// Field-selector fields Kubernetes supports for Namespaces.
@@ -42,22 +40,6 @@ pub fn schema() -> Schema {
     ])
     .required(["metadata"])
     .describe("Namespace provides a scope for Names.")
-}
-
-/// The value of a field-selector field, or `None` if Namespaces do not
-/// support it. Absent fields read as "".
-#[must_use]
-pub fn field_value(obj: &Value, field: &str) -> Option<String> {
-    let (outer, inner) = match field {
-        "metadata.name" => ("metadata", "name"),
-        "status.phase" => ("status", "phase"),
-        _ => return None,
-    };
-    let value = obj
-        .get(outer)
-        .and_then(|o| o.get(inner))
-        .and_then(Value::as_str);
-    Some(value.unwrap_or_default().to_owned())
 }
 
 #[cfg(test)]
@@ -121,15 +103,5 @@ mod tests {
             unknown_fields(&schema(), &json!({"metadata": {}, "spec": {"foo": 1}})),
             ["spec.foo"]
         );
-    }
-
-    #[test]
-    fn field_values() {
-        let ns = json!({"metadata": {"name": "a"}, "status": {"phase": "Active"}});
-        assert_eq!(field_value(&ns, "metadata.name").as_deref(), Some("a"));
-        assert_eq!(field_value(&ns, "status.phase").as_deref(), Some("Active"));
-        assert_eq!(field_value(&json!({}), "status.phase").as_deref(), Some(""));
-        assert_eq!(field_value(&ns, "metadata.namespace"), None);
-        assert_eq!(field_value(&ns, "spec.finalizers"), None);
     }
 }

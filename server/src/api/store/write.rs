@@ -184,7 +184,7 @@ impl Store {
             .registry
             .lookup("", "v1", "namespaces")
             .expect("namespaces are always served");
-        let key = keys::object_key(ns_kind, None, ns);
+        let key = keys::object_key(&ns_kind, None, ns);
         let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
             return Err(ns_kind.not_found(ns));
         };
