@@ -176,9 +176,9 @@ pub struct ScalePaths {
 /// Converts objects between a served version and the stored form.
 pub trait Conversion: Send + Sync {
     /// The served object (already validated) as it is stored.
-    fn to_storage(&self, served: Value) -> Value;
+    fn served_to_storage(&self, served: Value) -> Value;
     /// A stored object as this version serves it.
-    fn from_storage(&self, stored: Value) -> Value;
+    fn storage_to_served(&self, stored: Value) -> Value;
 }
 
 /// Where and in which form a kind's objects are stored. Several served
@@ -304,12 +304,12 @@ impl KindSpec {
 
     /// A served object (validated, canonical) in its stored form.
     #[must_use]
-    pub fn to_storage(&self, served: Value) -> Value {
+    pub fn served_to_storage(&self, served: Value) -> Value {
         if self.stores_served_form() {
             return served;
         }
         let mut stored = match &self.storage.conversion {
-            Some(c) => c.to_storage(served),
+            Some(c) => c.served_to_storage(served),
             None => served,
         };
         if let Some(o) = stored.as_object_mut() {
@@ -323,12 +323,12 @@ impl KindSpec {
 
     /// A stored object in this version's form.
     #[must_use]
-    pub fn from_storage(&self, stored: Value) -> Value {
+    pub fn storage_to_served(&self, stored: Value) -> Value {
         if self.stores_served_form() {
             return stored;
         }
         let mut served = match &self.storage.conversion {
-            Some(c) => c.from_storage(stored),
+            Some(c) => c.storage_to_served(stored),
             None => stored,
         };
         if let Some(o) = served.as_object_mut() {

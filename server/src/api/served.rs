@@ -2,6 +2,7 @@
 //! compact JSON with `kind`, `apiVersion`, `metadata` first and without
 //! `metadata.resourceVersion`; serving it splices the revision in.
 
+use crate::api::kind::KindSpec;
 use crate::api::store::Store;
 use crate::storage::KeyValue;
 
@@ -52,12 +53,13 @@ pub fn splice(json: &[u8], rev: u64, out: &mut Vec<u8>) -> bool {
 }
 
 /// Appends the served JSON of a stored object to `out`.
-pub fn write_object(kv: &KeyValue, out: &mut Vec<u8>) {
-    if splice(&kv.value, kv.mod_revision.get(), out) {
+pub fn write_object(kind: &KindSpec, kv: &KeyValue, out: &mut Vec<u8>) {
+    if kind.stores_served_form() && splice(&kv.value, kv.mod_revision.get(), out) {
         return;
     }
-    // Not in the stored form (written by another tool): parse instead.
-    match Store::decode_stored(kv) {
+    // Another version's form, or not in the stored form (written by another
+    // tool): parse instead.
+    match Store::decode_served(kind, kv) {
         Ok(v) => out.extend_from_slice(&serde_json::to_vec(&v).unwrap_or_default()),
         Err(_) => out.extend_from_slice(b"null"),
     }
@@ -65,9 +67,9 @@ pub fn write_object(kv: &KeyValue, out: &mut Vec<u8>) {
 
 /// The served JSON of a stored object.
 #[must_use]
-pub fn object_bytes(kv: &KeyValue) -> Vec<u8> {
+pub fn object_bytes(kind: &KindSpec, kv: &KeyValue) -> Vec<u8> {
     let mut out = Vec::with_capacity(kv.value.len() + 32);
-    write_object(kv, &mut out);
+    write_object(kind, kv, &mut out);
     out
 }
 
@@ -97,7 +99,16 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Namespace", "spec": {"metadata": {}}, "metadata": {"name": "late"}}),
         ] {
             let stored = kv(&obj, 42);
-            let served: Value = serde_json::from_slice(&object_bytes(&stored)).expect("valid JSON");
+            let kind = KindSpec::new(
+                "",
+                "v1",
+                "Event",
+                "events",
+                true,
+                crate::api::schema::Schema::any(),
+            );
+            let served: Value =
+                serde_json::from_slice(&object_bytes(&kind, &stored)).expect("valid JSON");
             let mut want = obj.clone();
             want["metadata"]["resourceVersion"] = json!("42");
             assert_eq!(served, want);

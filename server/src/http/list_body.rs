@@ -11,6 +11,9 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 
+use std::sync::Arc;
+
+use crate::api::kind::KindSpec;
 use crate::api::served::write_object;
 use crate::storage::KeyValue;
 
@@ -18,6 +21,7 @@ use crate::storage::KeyValue;
 const CHUNK: usize = 256 * 1024;
 
 pub struct ListBody {
+    kind: Arc<KindSpec>,
     head: Option<Vec<u8>>,
     items: VecDeque<KeyValue>,
     first: bool,
@@ -27,8 +31,9 @@ pub struct ListBody {
 impl ListBody {
     /// `head` is everything up to and including `"items":[`.
     #[must_use]
-    pub fn new(head: Vec<u8>, items: Vec<KeyValue>) -> ListBody {
+    pub fn new(kind: Arc<KindSpec>, head: Vec<u8>, items: Vec<KeyValue>) -> ListBody {
         ListBody {
+            kind,
             head: Some(head),
             items: items.into(),
             first: true,
@@ -60,7 +65,7 @@ impl HttpBody for ListBody {
                 out.push(b',');
             }
             self.first = false;
-            write_object(&kv, &mut out);
+            write_object(&self.kind, &kv, &mut out);
         }
         Poll::Ready(Some(Ok(Frame::data(Bytes::from(out)))))
     }

@@ -11,6 +11,7 @@ pub mod params;
 pub mod resource;
 pub mod respond;
 pub mod router;
+pub mod subresource;
 pub mod watch;
 
 use std::convert::Infallible;

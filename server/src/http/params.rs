@@ -148,6 +148,7 @@ impl Query {
             field_validation,
             field_manager,
             system: false,
+            subresource: None,
         })
     }
 

@@ -12,15 +12,17 @@ use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
 use crate::api::served;
-use crate::api::store::{DeleteOptions, Deleted, ListPage, Store, delete::success_status};
+use crate::api::store::{
+    DeleteOptions, Deleted, ListPage, Store, Subresource, delete::success_status,
+};
 use crate::http::body::{Body, read_limited};
 use crate::http::list_body::ListBody;
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::Query;
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
-use crate::http::watch;
 use crate::http::{AppState, auth};
+use crate::http::{subresource, watch};
 use http_body_util::BodyExt;
 
 fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
@@ -78,9 +80,6 @@ async fn dispatch(
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);
     }
-    if info.subresource.is_some() {
-        return Err(ApiError::PathNotFound);
-    }
     let ns = info.namespace.as_deref();
     let name = info.name.as_deref();
     if kind.namespaced && ns.is_none() && name.is_some() {
@@ -92,6 +91,22 @@ async fn dispatch(
         verb_of(req.method(), name.is_some(), watching),
         info,
     )?;
+    let subresource = match info.subresource.as_deref() {
+        None => None,
+        Some(_) if watching || name.is_none() => return Err(ApiError::PathNotFound),
+        Some("status") if kind.subresources.status => Some(Subresource::Status),
+        Some("finalize") if kind.group.is_empty() && kind.resource == "namespaces" => {
+            if req.method() != Method::PUT {
+                return Err(method_not_allowed(&kind, req.method().as_str()));
+            }
+            Some(Subresource::Finalize)
+        }
+        Some(_) => return subresource::serve(state, req, &kind, info, query, writer).await,
+    };
+    if subresource.is_some() && !matches!(*req.method(), Method::GET | Method::PUT | Method::PATCH)
+    {
+        return Err(method_not_allowed(&kind, req.method().as_str()));
+    }
     let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
     let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
     let method = req.method().clone();
@@ -105,9 +120,9 @@ async fn dispatch(
                 .get_raw(&kind, ns, name, query.get("resourceVersion"))
                 .await?;
             if writer.is_compact_json() {
-                return Ok(writer.bytes(200, served::object_bytes(&kv)));
+                return Ok(writer.bytes(200, served::object_bytes(&kind, &kv)));
             }
-            Ok(writer.object(200, &Store::decode_stored(&kv)?, &[]))
+            Ok(writer.object(200, &Store::decode_served(&kind, &kv)?, &[]))
         }
         (Method::GET, None) => {
             let page = state
@@ -125,12 +140,14 @@ async fn dispatch(
                     page.continue_token.clone(),
                     page.remaining,
                 );
-                return Ok(writer.stream(ListBody::new(head, page.items).boxed()));
+                return Ok(
+                    writer.stream(ListBody::new(Arc::clone(&kind), head, page.items).boxed())
+                );
             }
             let items = page
                 .items
                 .iter()
-                .map(Store::decode_stored)
+                .map(|kv| Store::decode_served(&kind, kv))
                 .collect::<Result<Vec<_>, _>>()?;
             let page = ListPage {
                 items,
@@ -151,7 +168,8 @@ async fn dispatch(
             Ok(respond_written(writer, 201, out))
         }
         (Method::PUT, Some(name)) => {
-            let opts = query.write_options(user_agent.as_deref())?;
+            let mut opts = query.write_options(user_agent.as_deref())?;
+            opts.subresource = subresource;
             let body = read_body(req).await?;
             let decoded = decode_body(content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
@@ -177,7 +195,8 @@ async fn dispatch(
                     "force: Forbidden: may not be specified for non-apply patch".into(),
                 ));
             }
-            let opts = query.write_options(user_agent.as_deref())?;
+            let mut opts = query.write_options(user_agent.as_deref())?;
+            opts.subresource = subresource;
             let body = read_body(req).await?;
             let out = state
                 .store
@@ -288,12 +307,17 @@ pub fn list_object(kind: &KindSpec, page: ListPage) -> Value {
 
 /// DeleteOptions from the query and an optional JSON body.
 fn delete_options(query: &Query, body: &Bytes) -> Result<DeleteOptions, ApiError> {
-    let mut opts = query.delete_options()?;
+    let opts = query.delete_options()?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(opts);
     }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
+    with_delete_body(opts, &v)
+}
+
+/// `opts` with the fields of a DeleteOptions object added.
+pub fn with_delete_body(mut opts: DeleteOptions, v: &Value) -> Result<DeleteOptions, ApiError> {
     if let Some(dry) = v.get("dryRun").and_then(Value::as_array) {
         for d in dry {
             if d.as_str() != Some("All") {

@@ -31,11 +31,11 @@ use crate::storage::{Event, EventKind, KeyRange, KeyValue, Revision, StorageErro
 /// sends roughly one a minute).
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 
-fn frame(out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
+fn frame(kind: &KindSpec, out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(event_type.as_bytes());
     out.extend_from_slice(b"\",\"object\":");
-    write_object(kv, out);
+    write_object(kind, kv, out);
     out.extend_from_slice(b"}\n");
 }
 
@@ -163,7 +163,7 @@ pub async fn serve(
             tokio::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365));
         let mut chunk = Vec::new();
         for kv in &initial {
-            frame(&mut chunk, "ADDED", kv);
+            frame(&kind, &mut chunk, "ADDED", kv);
         }
         if let Some(domain) = &end_bookmark {
             chunk.extend_from_slice(&bookmark(&kind, after, Some(domain)));
@@ -179,7 +179,12 @@ pub async fn serve(
             }
             Err(_) => return,
         };
-        let filtered = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
+        // Other versions' watchers convert per watcher; the shared encoding is
+        // of the stored form.
+        let filtered = opts.label.is_some()
+            || opts.field.is_some()
+            || opts.shard.is_some()
+            || !kind.stores_served_form();
         // Timers are created once: re-arming them per event costs more than
         // the event itself at high fan-out.
         let end = tokio::time::sleep_until(deadline);
@@ -198,7 +203,7 @@ pub async fn serve(
                             Bytes::from(out)
                         } else {
                             // Encoded once per commit batch, shared by every watcher.
-                            let Some(encoded) = events.memo(EncodedBatch::new) else { return };
+                            let Some(encoded) = events.memo(|all| EncodedBatch::new(&kind, all)) else { return };
                             if events.is_whole() {
                                 encoded.whole.clone()
                             } else {
@@ -252,12 +257,12 @@ struct EncodedBatch {
 }
 
 impl EncodedBatch {
-    fn new(all: &[Event]) -> EncodedBatch {
+    fn new(kind: &KindSpec, all: &[Event]) -> EncodedBatch {
         let mut whole = Vec::new();
         let mut bounds = Vec::with_capacity(all.len());
         for ev in all {
             let start = whole.len();
-            translate_unfiltered(ev, &mut whole);
+            translate_unfiltered(kind, ev, &mut whole);
             bounds.push((start, whole.len()));
         }
         let whole = Bytes::from(whole);
@@ -266,11 +271,12 @@ impl EncodedBatch {
     }
 }
 
-fn translate_unfiltered(ev: &Event, out: &mut Vec<u8>) {
+fn translate_unfiltered(kind: &KindSpec, ev: &Event, out: &mut Vec<u8>) {
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), Some(_)) => frame(out, "MODIFIED", kv),
-        (EventKind::Put, Some(kv), None) => frame(out, "ADDED", kv),
+        (EventKind::Put, Some(kv), Some(_)) => frame(kind, out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), None) => frame(kind, out, "ADDED", kv),
         (EventKind::Delete, _, Some(prev)) => frame(
+            kind,
             out,
             "DELETED",
             &KeyValue {
@@ -285,7 +291,7 @@ fn translate_unfiltered(ev: &Event, out: &mut Vec<u8>) {
 /// Appends the watch event one storage event is for a client with selectors, if any.
 fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>) {
     let matches = |kv: Option<&KeyValue>| {
-        kv.is_some_and(|kv| Store::decode_stored(kv).is_ok_and(|o| selected(kind, &o, opts)))
+        kv.is_some_and(|kv| Store::decode_served(kind, kv).is_ok_and(|o| selected(kind, &o, opts)))
     };
     let (new_ok, old_ok) = (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()));
     // A deleted object is served as its last state at the delete's revision.
@@ -294,9 +300,9 @@ fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>)
         ..prev.clone()
     };
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), _) if new_ok && old_ok => frame(out, "MODIFIED", kv),
-        (EventKind::Put, Some(kv), _) if new_ok => frame(out, "ADDED", kv),
-        (_, _, Some(prev)) if old_ok => frame(out, "DELETED", &as_deleted(prev)),
+        (EventKind::Put, Some(kv), _) if new_ok && old_ok => frame(kind, out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), _) if new_ok => frame(kind, out, "ADDED", kv),
+        (_, _, Some(prev)) if old_ok => frame(kind, out, "DELETED", &as_deleted(prev)),
         _ => {}
     }
 }

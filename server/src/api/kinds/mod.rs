@@ -2,12 +2,13 @@
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
 pub mod event;
+pub mod events_v1;
 pub mod namespace;
 pub mod namespace_strategy;
 
 use std::sync::Arc;
 
-use crate::api::kind::{Column, KindSpec, Subresources};
+use crate::api::kind::{Column, KindSpec, StorageBinding, Subresources};
 use crate::api::registry::Registry;
 use crate::config::Config;
 
@@ -121,6 +122,27 @@ pub fn builtin(config: &Config) -> Registry {
             ),
         ],
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
+    });
+    let core_events = r.lookup("", "v1", "events").expect("just added");
+    r.add(KindSpec {
+        short_names: names(&["ev"]),
+        strategy: Arc::new(events_v1::EventsV1Strategy),
+        selectable_fields: own_fields(events_v1::FIELD_SELECTORS),
+        allow_create_on_update: true,
+        ttl: Some(config.event_ttl),
+        storage: StorageBinding {
+            conversion: Some(Arc::new(events_v1::EventsV1Conversion)),
+            ..core_events.storage.clone()
+        },
+        columns: Column::defaults(),
+        ..KindSpec::new(
+            &format!("events.{}", config.api_domain),
+            "v1",
+            "Event",
+            "events",
+            true,
+            events_v1::schema(),
+        )
     });
     r
 }

@@ -51,7 +51,7 @@ impl Store {
             let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
                 return Err(kind.not_found(name));
             };
-            let current = Store::decode_stored(&kv)?;
+            let current = Store::decode_served(kind, &kv)?;
             if let Some(uid) = &opts.precondition_uid {
                 let actual = object::meta_str(&current, "uid").unwrap_or_default();
                 if uid != actual {
@@ -107,7 +107,7 @@ impl Store {
             }
             let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
             let txn = match &update {
-                Some(next) => guard.put(key.clone(), Store::encode_for_storage(next)),
+                Some(next) => guard.put(key.clone(), Store::encode_for_storage(kind, next)),
                 None => guard.delete(key.clone()),
             };
             match self.storage.commit(txn).await {

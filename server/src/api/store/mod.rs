@@ -44,6 +44,17 @@ pub struct WriteOptions {
     /// (which protects fields such as a namespace's `spec.finalizers` from
     /// ordinary clients). Never set from a request.
     pub system: bool,
+    /// The subresource written through, if any.
+    pub subresource: Option<Subresource>,
+}
+
+/// Subresources whose writes change part of the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    /// `/status`: only `status` changes.
+    Status,
+    /// A namespace's `/finalize`: only `spec.finalizers` changes.
+    Finalize,
 }
 
 /// The generic store.
@@ -78,8 +89,22 @@ impl Store {
         Ok(obj)
     }
 
-    /// Encodes an object for storage (without its resourceVersion).
-    fn encode_for_storage(obj: &Value) -> Vec<u8> {
+    /// A stored record as `kind`'s version serves it.
+    pub fn decode_served(kind: &KindSpec, kv: &KeyValue) -> Result<Value, ApiError> {
+        let obj = Store::decode_stored(kv)?;
+        Ok(kind.storage_to_served(obj))
+    }
+
+    /// Encodes a served object for storage (stored form, without its
+    /// resourceVersion).
+    fn encode_for_storage(kind: &KindSpec, obj: &Value) -> Vec<u8> {
+        if !kind.stores_served_form() {
+            let mut stored = kind.served_to_storage(obj.clone());
+            if let Some(meta) = stored.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("resourceVersion");
+            }
+            return serde_json::to_vec(&stored).expect("a JSON value always serializes");
+        }
         if obj
             .get("metadata")
             .and_then(|m| m.get("resourceVersion"))

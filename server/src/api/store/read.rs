@@ -134,7 +134,7 @@ impl Store {
         name: &str,
         rv: Option<&str>,
     ) -> Result<Value, ApiError> {
-        Store::decode_stored(&self.get_raw(kind, ns, name, rv).await?)
+        Store::decode_served(kind, &self.get_raw(kind, ns, name, rv).await?)
     }
 
     /// GET as the stored record.
@@ -206,7 +206,7 @@ impl Store {
         let items = raw
             .items
             .iter()
-            .map(Store::decode_stored)
+            .map(|kv| Store::decode_served(kind, kv))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ListPage {
             items,
@@ -281,7 +281,7 @@ impl Store {
             revision = Some(page.revision);
             for kv in page.items {
                 last_key = Some(kv.key.to_vec());
-                if !filtered || matches_selectors(kind, &Store::decode_stored(&kv)?, opts) {
+                if !filtered || matches_selectors(kind, &Store::decode_served(kind, &kv)?, opts) {
                     items.push(kv);
                 }
             }

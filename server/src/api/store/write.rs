@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
-use crate::api::store::{Store, WriteOptions, storage_error};
+use crate::api::store::{Store, Subresource, WriteOptions, storage_error};
 use crate::api::{keys, meta, object};
 use crate::storage::{Guard, Revision, StorageError, Txn};
 
@@ -29,7 +29,10 @@ pub struct WriteOutcome {
 }
 
 /// The stored bytes of a write, served with its new revision.
-fn served_bytes(stored: &[u8], rev: Revision) -> Option<Vec<u8>> {
+fn served_bytes(kind: &KindSpec, stored: &[u8], rev: Revision) -> Option<Vec<u8>> {
+    if !kind.stores_served_form() {
+        return None;
+    }
     let mut out = Vec::with_capacity(stored.len() + 32);
     crate::api::served::splice(stored, rev.get(), &mut out).then_some(out)
 }
@@ -152,12 +155,12 @@ impl Store {
             if let Some((ns_key, rev)) = &ns_guard {
                 txn = txn.guard(Guard::ModRevision(ns_key.clone(), *rev));
             }
-            let stored = Store::encode_for_storage(&obj);
+            let stored = Store::encode_for_storage(kind, &obj);
             let txn = put_txn(kind, txn, key.clone(), stored.clone());
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     return Ok(WriteOutcome {
-                        served: served_bytes(&stored, c.revision),
+                        served: served_bytes(kind, &stored, c.revision),
                         object: with_rv(obj, c.revision),
                         created: true,
                         warnings,
@@ -267,7 +270,7 @@ impl Store {
             let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
                 return Err(kind.not_found(name));
             };
-            let old = Store::decode_stored(&kv)?;
+            let old = Store::decode_served(kind, &kv)?;
             let Mutation {
                 object: mut new,
                 precondition,
@@ -285,10 +288,18 @@ impl Store {
                 return Err(kind.conflict(name, MODIFIED));
             }
             meta::preserve_on_update(&mut new, &old);
-            if !opts.system {
-                kind.strategy.prepare_for_update(&mut new, &old);
+            match opts.subresource {
+                Some(Subresource::Status) => new = only_status_from(new, &old),
+                Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
+                None if opts.system => {}
+                None => {
+                    kind.strategy.prepare_for_update(&mut new, &old);
+                    if kind.subresources.status {
+                        copy_field(&mut new, &old, "status");
+                    }
+                }
             }
-            if new.get("spec") != old.get("spec") {
+            if generation_changes(kind, &new, &old) {
                 let generation = old
                     .get("metadata")
                     .and_then(|m| m.get("generation"))
@@ -319,7 +330,7 @@ impl Store {
                 });
             }
             let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
-            let stored = (!finished).then(|| Store::encode_for_storage(&new));
+            let stored = (!finished).then(|| Store::encode_for_storage(kind, &new));
             let txn = match &stored {
                 None => guard.delete(key.clone()),
                 Some(bytes) => put_txn(kind, guard, key.clone(), bytes.clone()),
@@ -327,7 +338,7 @@ impl Store {
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     return Ok(WriteOutcome {
-                        served: stored.and_then(|b| served_bytes(&b, c.revision)),
+                        served: stored.and_then(|b| served_bytes(kind, &b, c.revision)),
                         object: with_rv(new, c.revision),
                         created: false,
                         warnings,
@@ -341,6 +352,70 @@ impl Store {
             }
         }
     }
+}
+
+/// `field` of `from` in `to` (absent when absent there).
+fn copy_field(to: &mut Value, from: &Value, field: &str) {
+    let Some(obj) = to.as_object_mut() else {
+        return;
+    };
+    match from.get(field) {
+        Some(v) => {
+            obj.insert(field.into(), v.clone());
+        }
+        None => {
+            obj.remove(field);
+        }
+    }
+}
+
+/// A `/status` write: the stored object with the new status. Metadata
+/// changes other than managedFields are ignored, as Kubernetes' status
+/// strategies do.
+fn only_status_from(new: Value, old: &Value) -> Value {
+    let mut out = old.clone();
+    copy_field(&mut out, &new, "status");
+    if let Some(fields) = new.get("metadata").and_then(|m| m.get("managedFields")) {
+        object::metadata_mut(&mut out).insert("managedFields".into(), fields.clone());
+    }
+    out
+}
+
+/// A namespace `/finalize` write: the stored object with the new
+/// `spec.finalizers`.
+fn only_finalizers_from(new: Value, old: &Value) -> Value {
+    let mut out = old.clone();
+    let finalizers = new
+        .pointer("/spec/finalizers")
+        .cloned()
+        .unwrap_or_else(|| json!([]));
+    if !out.get("spec").is_some_and(Value::is_object) {
+        out["spec"] = json!({});
+    }
+    out["spec"]["finalizers"] = finalizers;
+    out
+}
+
+/// Whether an update bumps `metadata.generation`: kinds that track it count
+/// every change outside metadata (and outside status when status is a
+/// subresource); others count `spec` changes.
+fn generation_changes(kind: &KindSpec, new: &Value, old: &Value) -> bool {
+    if !kind.tracks_generation {
+        return new.get("spec") != old.get("spec");
+    }
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("metadata");
+            o.remove("kind");
+            o.remove("apiVersion");
+            if kind.subresources.status {
+                o.remove("status");
+            }
+        }
+        v
+    };
+    strip(new) != strip(old)
 }
 
 fn with_rv_str(mut obj: Value, rv: &str) -> Value {
