@@ -15,9 +15,10 @@ use crate::http::{self, AppState, health::Health};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
-const HOOKS: [&str; 3] = [
+const HOOKS: [&str; 4] = [
     "bootstrap-namespaces",
     "start-namespace-controller",
+    "start-apiextensions-controllers",
     "start-compaction",
 ];
 
@@ -65,6 +66,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("bootstrap-namespaces");
     let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
     health.hook_done("start-namespace-controller");
+    let mut registered = controllers::crd::Registered::new();
+    controllers::crd::sync(&state.store, &config.api_domain, &mut registered).await;
+    let crd_controller = tokio::spawn(controllers::crd::run(Arc::clone(&state)));
+    health.hook_done("start-apiextensions-controllers");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
 
@@ -87,6 +92,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         let _ = s.await;
     }
     let _ = namespace_controller.await;
+    let _ = crd_controller.await;
     let _ = compactor.await;
     storage.close();
     tracing::info!("stopped");

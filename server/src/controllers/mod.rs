@@ -2,4 +2,5 @@
 //! periodic compaction of the store's history.
 
 pub mod compaction;
+pub mod crd;
 pub mod namespace;

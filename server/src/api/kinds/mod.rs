@@ -1,6 +1,8 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod crd;
+pub mod custom_resource;
 pub mod event;
 pub mod events_v1;
 pub mod namespace;
@@ -142,6 +144,27 @@ pub fn builtin(config: &Config) -> Registry {
             "events",
             true,
             events_v1::schema(),
+        )
+    });
+    r.add(KindSpec {
+        short_names: names(&["crd", "crds"]),
+        categories: names(&["api-extensions"]),
+        strategy: Arc::new(crd::CrdStrategy {
+            finalizer: format!("customresourcecleanup.apiextensions.{}", config.api_domain),
+        }),
+        return_deleted_object: true,
+        subresources: Subresources {
+            status: true,
+            ..Subresources::default()
+        },
+        tracks_generation: true,
+        ..KindSpec::new(
+            &format!("apiextensions.{}", config.api_domain),
+            "v1",
+            "CustomResourceDefinition",
+            "customresourcedefinitions",
+            false,
+            crd::schema(),
         )
     });
     r

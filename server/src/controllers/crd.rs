@@ -1,0 +1,332 @@
+//! CustomResourceDefinitions: serves the kinds of every CRD whose names are
+//! accepted (registry + `Established`/`NamesAccepted` conditions), and on
+//! deletion removes all instances, then the cleanup finalizer, then the kinds.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Value, json};
+
+use crate::api::error::ApiError;
+use crate::api::kind::{KindSpec, Origin};
+use crate::api::kinds::custom_resource::kinds_for_crd;
+use crate::api::object;
+use crate::api::store::write::Mutation;
+use crate::api::store::{DeleteOptions, ListOptions, Store, Subresource, WriteOptions};
+use crate::http::AppState;
+use crate::storage::KeyRange;
+use crate::util::time;
+
+/// The CRD kind itself.
+fn crd_kind(store: &Store, domain: &str) -> Arc<KindSpec> {
+    store
+        .registry
+        .lookup(
+            &format!("apiextensions.{domain}"),
+            "v1",
+            "customresourcedefinitions",
+        )
+        .expect("CRDs are built in")
+}
+
+/// The finalizer a CRD carries while its instances are being removed (set by
+/// its strategy's `on_delete`).
+fn cleanup_finalizer(domain: &str) -> String {
+    format!("customresourcecleanup.apiextensions.{domain}")
+}
+
+fn names_of(crd: &Value) -> Vec<String> {
+    let names = crd.pointer("/spec/names").cloned().unwrap_or_default();
+    let mut out: Vec<String> = ["plural", "singular", "kind", "listKind"]
+        .iter()
+        .filter_map(|f| names.get(*f).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if let Some(shorts) = names.get("shortNames").and_then(Value::as_array) {
+        out.extend(shorts.iter().filter_map(Value::as_str).map(str::to_string));
+    }
+    out
+}
+
+fn condition(kind: &str, ok: bool, reason: &str, message: &str, old: &Value) -> Value {
+    let status = if ok { "True" } else { "False" };
+    let previous = old
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c.get("type").and_then(Value::as_str) == Some(kind))
+        });
+    let since = match previous {
+        Some(p) if p.get("status").and_then(Value::as_str) == Some(status) => {
+            p.get("lastTransitionTime").cloned().unwrap_or_default()
+        }
+        _ => json!(time::rfc3339(SystemTime::now())),
+    };
+    json!({"type": kind, "status": status, "lastTransitionTime": since, "reason": reason, "message": message})
+}
+
+/// The status a live CRD should have, given whether its names are accepted.
+fn desired_status(crd: &Value, conflict: Option<&str>) -> Value {
+    let mut stored: Vec<String> = crd
+        .pointer("/status/storedVersions")
+        .and_then(Value::as_array)
+        .map(|v| {
+            v.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let conditions = match conflict {
+        None => {
+            if let Some(storage) = crd
+                .pointer("/spec/versions")
+                .and_then(Value::as_array)
+                .and_then(|vs| vs.iter().find(|v| v.get("storage") == Some(&json!(true))))
+                .and_then(|v| v.get("name").and_then(Value::as_str))
+                && !stored.iter().any(|s| s == storage)
+            {
+                stored.push(storage.to_string());
+            }
+            vec![
+                condition(
+                    "NamesAccepted",
+                    true,
+                    "NoConflicts",
+                    "no conflicts found",
+                    crd,
+                ),
+                condition(
+                    "Established",
+                    true,
+                    "InitialNamesAccepted",
+                    "the initial names have been accepted",
+                    crd,
+                ),
+            ]
+        }
+        Some(message) => vec![
+            condition("NamesAccepted", false, "NameConflict", message, crd),
+            condition(
+                "Established",
+                false,
+                "NotAccepted",
+                "not all names are accepted",
+                crd,
+            ),
+        ],
+    };
+    let accepted = if conflict.is_none() {
+        crd.pointer("/spec/names").cloned().unwrap_or_default()
+    } else {
+        crd.pointer("/status/acceptedNames")
+            .cloned()
+            .unwrap_or_else(|| json!({"plural": "", "kind": ""}))
+    };
+    json!({"conditions": conditions, "acceptedNames": accepted, "storedVersions": stored})
+}
+
+fn system_status_write() -> WriteOptions {
+    WriteOptions {
+        system: true,
+        subresource: Some(Subresource::Status),
+        ..WriteOptions::default()
+    }
+}
+
+async fn write_status(
+    store: &Store,
+    kind: &Arc<KindSpec>,
+    crd: &Value,
+    status: Value,
+) -> Result<(), ApiError> {
+    if crd.get("status") == Some(&status) {
+        return Ok(());
+    }
+    let name = object::name(crd).to_string();
+    store
+        .guaranteed_update(kind, None, &name, &system_status_write(), |current| {
+            let mut next = current.clone();
+            next["status"] = status.clone();
+            Ok(Mutation {
+                object: next,
+                precondition: None,
+                warnings: Vec::new(),
+            })
+        })
+        .await
+        .map(|_| ())
+}
+
+/// Deletes a terminating CRD's instances, then its finalizer. Returns
+/// whether work remains.
+async fn clean_up(
+    store: &Store,
+    kind: &Arc<KindSpec>,
+    crd: &Value,
+    domain: &str,
+) -> Result<bool, ApiError> {
+    let finalizer = cleanup_finalizer(domain);
+    if let Ok(kinds) = kinds_for_crd(crd)
+        && let Some(instances) = kinds.into_iter().next()
+    {
+        let instances = Arc::new(instances);
+        let (deleted, _) = store
+            .delete_collection(
+                &instances,
+                None,
+                &ListOptions::default(),
+                &DeleteOptions::default(),
+            )
+            .await?;
+        let remaining = store
+            .list(&instances, None, &ListOptions::default())
+            .await?;
+        if !deleted.is_empty() || !remaining.items.is_empty() {
+            return Ok(true);
+        }
+    }
+    let name = object::name(crd).to_string();
+    let opts = WriteOptions {
+        system: true,
+        ..WriteOptions::default()
+    };
+    let result = store
+        .guaranteed_update(kind, None, &name, &opts, |current| {
+            let mut next = current.clone();
+            let meta = object::metadata_mut(&mut next);
+            if let Some(list) = meta.get_mut("finalizers").and_then(Value::as_array_mut) {
+                list.retain(|f| f.as_str() != Some(finalizer.as_str()));
+            }
+            Ok(Mutation {
+                object: next,
+                precondition: None,
+                warnings: Vec::new(),
+            })
+        })
+        .await;
+    match result {
+        Ok(_) | Err(ApiError::NotFound { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The generation of each CRD whose kinds are registered, so unchanged CRDs
+/// are not rebuilt (their CEL rules recompiled) on every pass.
+pub type Registered = HashMap<String, i64>;
+
+/// One pass over every CRD. Returns whether to look again soon.
+pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> bool {
+    let kind = crd_kind(store, domain);
+    let Ok(page) = store.list(&kind, None, &ListOptions::default()).await else {
+        return true;
+    };
+    let mut crds = page.items;
+    // The oldest CRD keeps a contested name.
+    crds.sort_by(|a, b| {
+        let created = |o: &Value| {
+            object::meta_str(o, "creationTimestamp")
+                .unwrap_or_default()
+                .to_string()
+        };
+        created(a).cmp(&created(b))
+    });
+    let mut again = false;
+    let mut claimed: Vec<(String, String, String)> = Vec::new();
+    let mut live = HashSet::new();
+    for crd in &crds {
+        let name = object::name(crd).to_string();
+        live.insert(name.clone());
+        if object::is_terminating(crd) {
+            match clean_up(store, &kind, crd, domain).await {
+                Ok(more) => again |= more,
+                Err(e) => {
+                    tracing::warn!(crd = %name, error = %e, "removing custom resources failed; retrying");
+                    again = true;
+                }
+            }
+            continue;
+        }
+        let group = crd
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let conflict = names_of(crd).into_iter().find_map(|n| {
+            claimed
+                .iter()
+                .find(|(g, claimed_name, _)| *g == group && *claimed_name == n)
+                .map(|(_, _, owner)| format!("{n:?} is already in use by {owner}"))
+        });
+        let generation = crd
+            .pointer("/metadata/generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if conflict.is_none() {
+            claimed.extend(
+                names_of(crd)
+                    .into_iter()
+                    .map(|n| (group.clone(), n, name.clone())),
+            );
+            if registered.get(&name) != Some(&generation) {
+                match kinds_for_crd(crd) {
+                    Ok(kinds) => store.registry.set_crd_kinds(&name, kinds),
+                    Err(e) => tracing::warn!(crd = %name, error = %e, "CRD cannot be served"),
+                }
+                registered.insert(name.clone(), generation);
+            }
+        } else if registered.remove(&name).is_some() {
+            store.registry.set_crd_kinds(&name, Vec::new());
+        }
+        if let Err(e) =
+            write_status(store, &kind, crd, desired_status(crd, conflict.as_deref())).await
+        {
+            tracing::warn!(crd = %name, error = %e, "updating CRD status failed; retrying");
+            again = true;
+        }
+    }
+    let served: HashSet<String> = store
+        .registry
+        .snapshot()
+        .iter()
+        .filter_map(|k| match &k.origin {
+            Origin::Crd(name) => Some(name.clone()),
+            Origin::BuiltIn => None,
+        })
+        .collect();
+    for gone in served.difference(&live) {
+        store.registry.set_crd_kinds(gone, Vec::new());
+        registered.remove(gone);
+    }
+    again
+}
+
+/// Runs until the server stops: syncs on every CRD change, and every few
+/// hundred milliseconds while work remains.
+pub async fn run(state: Arc<AppState>) {
+    let store = &state.store;
+    let domain = state.config.api_domain.clone();
+    let prefix = crate::api::keys::collection_prefix(&crd_kind(store, &domain), None);
+    let mut shutdown = state.shutdown.clone();
+    let mut registered = Registered::new();
+    loop {
+        let from = store.storage.current_revision();
+        let again = sync(store, &domain, &mut registered).await;
+        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(&prefix), from) else {
+            return;
+        };
+        let pause = if again {
+            Duration::from_millis(200)
+        } else {
+            Duration::from_secs(30)
+        };
+        tokio::select! {
+            ev = watch.next() => if ev.is_none() { return },
+            () = tokio::time::sleep(pause) => {}
+            _ = shutdown.changed() => return,
+        }
+    }
+}
