@@ -225,14 +225,19 @@ pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> b
         return true;
     };
     let mut crds = page.items;
-    // The oldest CRD keeps a contested name.
-    crds.sort_by(|a, b| {
-        let created = |o: &Value| {
-            object::meta_str(o, "creationTimestamp")
-                .unwrap_or_default()
-                .to_string()
-        };
-        created(a).cmp(&created(b))
+    // A contested name stays with the CRD that has it, else the oldest.
+    crds.sort_by_cached_key(|crd| {
+        let accepted = crd
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "NamesAccepted" && c["status"] == "True")
+            });
+        let created = object::meta_str(crd, "creationTimestamp")
+            .unwrap_or_default()
+            .to_string();
+        (!accepted, created, object::name(crd).to_string())
     });
     let mut again = false;
     let mut claimed: Vec<(String, String, String)> = Vec::new();

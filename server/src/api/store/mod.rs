@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
-use crate::api::kind::KindSpec;
+use crate::api::kind::{KindSpec, Origin};
 use crate::api::registry::Registry;
 use crate::api::schema;
 use crate::api::validation;
@@ -182,7 +182,14 @@ impl Store {
         let causes = validation::schema_causes(&kind.schema, &value);
         if !causes.is_empty() {
             let name = crate::api::object::name(&value).to_string();
-            return Err(kind.invalid(&name, causes, 400));
+            // Built-in kinds fail to decode (400); custom resources fail
+            // validation (422), as in Kubernetes.
+            let code = if kind.origin == Origin::BuiltIn {
+                400
+            } else {
+                422
+            };
+            return Err(kind.invalid(&name, causes, code));
         }
         schema::normalize(&kind.schema, &mut value);
         Ok((value, warnings))
