@@ -18,16 +18,18 @@ fn python() -> Option<PathBuf> {
     ok.then_some(candidate)
 }
 
-#[test]
-fn python_kubernetes_client_core_v1() {
+/// Runs one script of `tests/python` against a server started with `args`.
+fn run_python_script(script: &str, args: &[&str]) {
     let Some(py) = python() else {
         eprintln!(
             "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
         );
         return;
     };
-    let s = Server::start(&[]);
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/core_v1.py");
+    let s = Server::start(args);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("python")
+        .join(script);
     let out = Command::new(py)
         .arg(script)
         .arg(s.url())
@@ -41,6 +43,16 @@ fn python_kubernetes_client_core_v1() {
         s.log_text()
     );
     assert!(stdout.contains("all checks passed"), "{stdout}");
+}
+
+#[test]
+fn python_kubernetes_client_core_v1() {
+    run_python_script("core_v1.py", &[]);
+}
+
+#[test]
+fn python_kubernetes_client_custom_objects_and_core_kinds() {
+    run_python_script("kinds.py", &["--api-domain", "k8s.io"]);
 }
 
 fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
@@ -76,13 +88,7 @@ fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
 
 #[test]
 fn kubectl_events_and_namespaces() {
-    if Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED: kubectl is not on PATH");
+    if !kubectl_present() {
         return;
     }
     let s = Server::start(&[]);
@@ -142,4 +148,132 @@ fn kubectl_events_and_namespaces() {
     assert!(ok && out.contains("namespace \"kc\" deleted"), "{out}");
     let (ok, out) = kubectl(&s, &["get", "namespace", "kc"], None);
     assert!(!ok && out.contains("NotFound"), "{out}");
+}
+
+fn kubectl_present() -> bool {
+    let present = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok();
+    if !present {
+        eprintln!("SKIPPED: kubectl is not on PATH");
+    }
+    present
+}
+
+const CRONTAB_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [ct]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - name: Spec
+      type: string
+      jsonPath: .spec.cronSpec
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              image: {type: string}
+";
+
+#[test]
+fn kubectl_applies_a_crd_and_its_objects() {
+    if !kubectl_present() {
+        return;
+    }
+    let s = Server::start(&["--api-domain", "k8s.io"]);
+    let (ok, out) = kubectl(
+        &s,
+        &["apply", "--validate=false", "-f", "-"],
+        Some(CRONTAB_CRD),
+    );
+    assert!(
+        ok && out.contains(
+            "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created"
+        ),
+        "{out}"
+    );
+    let (ok, out) = kubectl(
+        &s,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "crd/crontabs.stable.example.com",
+            "--timeout=10s",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    let object = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: nightly\nspec:\n  cronSpec: \"0 3 * * *\"\n  image: backup\n";
+    let (ok, out) = kubectl(&s, &["apply", "--validate=false", "-f", "-"], Some(object));
+    assert!(
+        ok && out.contains("crontab.stable.example.com/nightly created"),
+        "{out}"
+    );
+    let (ok, out) = kubectl(&s, &["get", "ct", "-o", "name"], None);
+    assert!(
+        ok && out.contains("crontab.stable.example.com/nightly"),
+        "{out}"
+    );
+    let (ok, out) = kubectl(
+        &s,
+        &[
+            "get",
+            "crontabs",
+            "nightly",
+            "-o",
+            "jsonpath={.spec.cronSpec}",
+        ],
+        None,
+    );
+    assert!(ok && out == "0 3 * * *", "{out}");
+    // Re-applying a change updates the object (client-side apply: a patch).
+    let changed = object.replace("backup", "backup:v2");
+    let (ok, out) = kubectl(
+        &s,
+        &["apply", "--validate=false", "-f", "-"],
+        Some(&changed),
+    );
+    assert!(ok && out.contains("configured"), "{out}");
+    let (ok, out) = kubectl(
+        &s,
+        &[
+            "get",
+            "ct",
+            "nightly",
+            "-o",
+            "jsonpath={.spec.image} {.metadata.generation}",
+        ],
+        None,
+    );
+    assert!(ok && out == "backup:v2 2", "{out}");
+    let (ok, out) = kubectl(
+        &s,
+        &["api-resources", "--api-group=stable.example.com"],
+        None,
+    );
+    assert!(
+        ok && out.contains("crontabs") && out.contains("ct"),
+        "{out}"
+    );
+    let (ok, out) = kubectl(&s, &["delete", "crd", "crontabs.stable.example.com"], None);
+    assert!(ok && out.contains("deleted"), "{out}");
+    let (ok, out) = kubectl(&s, &["get", "crontabs"], None);
+    assert!(!ok, "{out}");
 }
