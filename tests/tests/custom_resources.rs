@@ -388,3 +388,34 @@ fn crds_survive_a_restart() {
     let r = s2.get(&format!("{WIDGETS}/w1"));
     assert_eq!(r.status, 200, "served right after start: {}", r.text());
 }
+
+#[test]
+fn a_terminating_crd_waits_for_instance_finalizers_and_refuses_creates() {
+    let s = server();
+    install(&s, &widget_crd());
+    let mut held = widget("held", "small");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(s.post(WIDGETS, &held).status, 201);
+    assert_eq!(s.delete(&format!("{CRDS}/widgets.example.com")).status, 200);
+    wait_until("the instance to be terminating", || {
+        s.get(&format!("{WIDGETS}/held")).json()["metadata"]["deletionTimestamp"].is_string()
+    });
+    let crd = s.get(&format!("{CRDS}/widgets.example.com")).json();
+    assert!(crd["metadata"]["deletionTimestamp"].is_string(), "{crd}");
+    assert_eq!(
+        crd["metadata"]["finalizers"],
+        json!(["customresourcecleanup.apiextensions.k8s.io"])
+    );
+    let r = s.post(WIDGETS, &widget("late", "small"));
+    assert_eq!(r.status, 405, "{}", r.text());
+    assert!(r.text().contains("terminating"), "{}", r.text());
+    let r = s.patch(
+        &format!("{WIDGETS}/held"),
+        "application/merge-patch+json",
+        r#"{"metadata":{"finalizers":null}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("the CRD to go", || {
+        s.get(&format!("{CRDS}/widgets.example.com")).status == 404
+    });
+}

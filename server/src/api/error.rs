@@ -96,6 +96,9 @@ pub enum ApiError {
     },
     #[error("{action} is not supported on resources of kind {resource:?}")]
     MethodNotAllowed { action: String, resource: String },
+    /// 405 with its own message.
+    #[error("{0}")]
+    NotAllowed(String),
     #[error("only the following media types are accepted: {}", .0.join(", "))]
     NotAcceptable(Vec<String>),
     #[error("the body of the request was in an unknown format - accepted media types include: {}", .0.join(", "))]
@@ -155,7 +158,7 @@ impl ApiError {
             ApiError::Invalid { code, .. } => *code,
             ApiError::BadRequest(_) => 400,
             ApiError::Forbidden { .. } => 403,
-            ApiError::MethodNotAllowed { .. } => 405,
+            ApiError::MethodNotAllowed { .. } | ApiError::NotAllowed(_) => 405,
             ApiError::NotAcceptable(_) => 406,
             ApiError::UnsupportedMediaType(_) => 415,
             ApiError::TooLarge(_) => 413,
@@ -176,7 +179,7 @@ impl ApiError {
             ApiError::Invalid { code: 422, .. } => "Invalid",
             ApiError::Invalid { .. } | ApiError::BadRequest(_) => "BadRequest",
             ApiError::Forbidden { .. } => "Forbidden",
-            ApiError::MethodNotAllowed { .. } => "MethodNotAllowed",
+            ApiError::MethodNotAllowed { .. } | ApiError::NotAllowed(_) => "MethodNotAllowed",
             ApiError::NotAcceptable(_) => "NotAcceptable",
             ApiError::UnsupportedMediaType(_) => "UnsupportedMediaType",
             ApiError::TooLarge(_) => "RequestEntityTooLarge",

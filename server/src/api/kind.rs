@@ -235,6 +235,8 @@ pub struct KindSpec {
     /// at 1 from creation.
     pub tracks_generation: bool,
     pub origin: Origin,
+    /// `false` while the defining CRD is being deleted: creates are refused.
+    pub accepts_creates: bool,
 }
 
 /// The key prefix DESIGN.md gives a collection: `/registry/{resource}/` in
@@ -292,6 +294,7 @@ impl KindSpec {
             },
             tracks_generation: false,
             origin: Origin::BuiltIn,
+            accepts_creates: true,
         }
     }
 

@@ -246,6 +246,15 @@ pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> b
         let name = object::name(crd).to_string();
         live.insert(name.clone());
         if object::is_terminating(crd) {
+            // Instances stay readable and deletable, but no new ones.
+            if registered.remove(&name).is_some()
+                && let Ok(mut kinds) = kinds_for_crd(crd)
+            {
+                for k in &mut kinds {
+                    k.accepts_creates = false;
+                }
+                store.registry.set_crd_kinds(&name, kinds);
+            }
             match clean_up(store, &kind, crd, domain).await {
                 Ok(more) => again |= more,
                 Err(e) => {

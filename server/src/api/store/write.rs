@@ -106,6 +106,11 @@ impl Store {
         warnings: Vec<String>,
         opts: &WriteOptions,
     ) -> Result<WriteOutcome, ApiError> {
+        if !kind.accepts_creates {
+            return Err(ApiError::NotAllowed(
+                "create not allowed while custom resource definition is terminating".into(),
+            ));
+        }
         Store::place_in_namespace(kind, ns, &mut obj)?;
         if object::meta_str(&obj, "resourceVersion").is_some_and(|rv| !rv.is_empty()) {
             return Err(ApiError::BadRequest(
