@@ -152,6 +152,40 @@ impl FieldError {
         }
     }
 
+    /// A string longer than a schema's `maxLength` (the value is never shown).
+    #[must_use]
+    pub fn too_long(field: impl Into<String>, max: u64) -> FieldError {
+        let unit = if max == 1 { "byte" } else { "bytes" };
+        FieldError {
+            error_type: ErrorType::TooLong,
+            field: field.into(),
+            value: None,
+            detail: format!("may not be more than {max} {unit}"),
+        }
+    }
+
+    /// A list or object with more than `max` items (`Too many: 4: must have at most 3 items`).
+    #[must_use]
+    pub fn too_many(field: impl Into<String>, actual: u64, max: u64) -> FieldError {
+        FieldError {
+            error_type: ErrorType::TooMany,
+            field: field.into(),
+            value: Some(Value::from(actual)),
+            detail: format!("must have at most {max} items"),
+        }
+    }
+
+    /// A value that repeats an earlier one (`Duplicate value: "a"`).
+    #[must_use]
+    pub fn duplicate(field: impl Into<String>, value: Value) -> FieldError {
+        FieldError {
+            error_type: ErrorType::Duplicate,
+            field: field.into(),
+            value: Some(value),
+            detail: String::new(),
+        }
+    }
+
     /// The Status cause reason (`FieldValueRequired`, ...).
     #[must_use]
     pub fn reason(&self) -> &'static str {
@@ -207,6 +241,16 @@ pub(super) fn must_be_of_type(field: &str, expected: &str, actual: &str) -> Stri
     format!("{subject} must be of type {expected}: {}", go_quote(actual))
 }
 
+/// How kube-openapi names the field in its messages: `spec.x in body`, or
+/// `body` for the whole object.
+pub(super) fn subject(field: &str) -> String {
+    if field.is_empty() {
+        "body".to_owned()
+    } else {
+        format!("{field} in body")
+    }
+}
+
 /// The JSON type name of a value as kube-openapi reports it.
 pub(super) fn json_type(v: &Value) -> &'static str {
     match v {
@@ -220,10 +264,35 @@ pub(super) fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// A value as Go's `%v`/`%q` would print it in a field error.
+/// A value as a Go `field.Error` prints it: strings quoted, scalars plain,
+/// and lists and maps of an unstructured object with `%#v`
+/// (`map[string]interface {}{"name":"a"}`).
 fn display_value(v: &Value) -> String {
     match v {
         Value::String(s) => go_quote(s),
+        Value::Array(_) | Value::Object(_) => go_sharp_v(v),
+        other => other.to_string(),
+    }
+}
+
+/// Go's `%#v` of a value decoded into `interface{}`.
+fn go_sharp_v(v: &Value) -> String {
+    match v {
+        Value::Null => "interface {}(nil)".to_owned(),
+        Value::String(s) => go_quote(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(go_sharp_v).collect();
+            format!("[]interface {{}}{{{}}}", inner.join(", "))
+        }
+        Value::Object(fields) => {
+            let mut entries: Vec<(&String, &Value)> = fields.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let inner: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_quote(k), go_sharp_v(v)))
+                .collect();
+            format!("map[string]interface {{}}{{{}}}", inner.join(", "))
+        }
         other => other.to_string(),
     }
 }

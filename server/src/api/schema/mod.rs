@@ -5,9 +5,12 @@
 //! `Schema::string`, ...); CRDs arrive through `Schema::from_openapi`. Both then
 //! go through the same three functions:
 //!
-//! - `validate` — types, required fields, enums, formats, integer ranges. Type
-//!   errors use CRD validation's wording
-//!   (`count: Invalid value: "string": count in body must be of type integer: "string"`).
+//! - `validate` — types, required fields, enums, formats, integer ranges and
+//!   value validations (`minimum`, `maxLength`, `pattern`, `maxItems`,
+//!   `anyOf`, list-type uniqueness, ...). Type errors use CRD validation's
+//!   wording (`count: Invalid value: "string": count in body must be of type integer: "string"`).
+//! - `apply_defaults` — fills `default`s in, as structural defaulting does.
+//! - `validate_rules` — the CEL `x-kubernetes-validations` (see `api::cel`).
 //! - `unknown_fields` — paths of undeclared fields, for `fieldValidation`
 //!   (`Strict` rejects, `Warn` warns).
 //! - `prune` — drops those fields before the object is stored.
@@ -18,22 +21,32 @@
 //! not `1.0`), as Go's decoder demands for built-in kinds. Validation paths
 //! write map entries as `labels[key]` (`field.Path`); unknown-field paths as
 //! `labels.key` (strict decoding). `list_type`/`map_type` are carried for
-//! server-side apply and not enforced here.
+//! server-side apply; `validate` enforces only that `set` and `map` lists
+//! repeat no element or key.
 
+mod defaults;
 mod error;
 mod format;
+mod keywords;
+mod limits;
 mod meta;
 mod model;
 mod normalize;
+mod numbers;
 mod openapi;
+mod pattern;
 mod unknown;
 mod validate;
 
 #[cfg(test)]
 mod tests;
 
+pub use crate::api::cel::validate_rules;
+pub use defaults::apply_defaults;
 pub use error::{ErrorType, FieldError, go_quote};
-pub use model::{Schema, SchemaType, TimePrecision};
+pub use model::{Limits, Schema, SchemaType, TimePrecision};
 pub use normalize::normalize;
+pub use numbers::go_float;
+pub use pattern::Pattern;
 pub use unknown::{prune, unknown_fields};
 pub use validate::validate;

@@ -3,6 +3,9 @@
 
 use serde_json::Value;
 
+use super::pattern::Pattern;
+use crate::api::cel::Rule;
+
 /// The JSON type a schema node accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SchemaType {
@@ -81,6 +84,37 @@ pub struct Schema {
     /// Set on Kubernetes `Time` / `MicroTime` fields: how they are written
     /// back (see `normalize`).
     pub time_precision: Option<TimePrecision>,
+    /// `minimum`, `maxLength`, `pattern`, `anyOf`, ...: restrictions of the
+    /// value that do not change its shape.
+    pub limits: Limits,
+    /// `default`: filled in by `apply_defaults` when the field is missing.
+    pub default: Option<Value>,
+    /// `x-kubernetes-validations`, compiled when the schema was read.
+    pub rules: Vec<Rule>,
+}
+
+/// The OpenAPI value validations of one node. Lengths count Unicode
+/// characters, as Kubernetes does; numbers compare as `f64`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    pub minimum: Option<f64>,
+    /// OpenAPI v3.0's boolean form: `minimum` itself is excluded.
+    pub exclusive_minimum: bool,
+    pub maximum: Option<f64>,
+    pub exclusive_maximum: bool,
+    pub multiple_of: Option<f64>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<Pattern>,
+    pub min_items: Option<u64>,
+    pub max_items: Option<u64>,
+    pub min_properties: Option<u64>,
+    pub max_properties: Option<u64>,
+    /// Junctors: nested schemas that carry value validations only.
+    pub all_of: Vec<Schema>,
+    pub any_of: Vec<Schema>,
+    pub one_of: Vec<Schema>,
+    pub not: Option<Box<Schema>>,
 }
 
 /// How a timestamp field is serialized.

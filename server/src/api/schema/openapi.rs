@@ -1,40 +1,20 @@
 //! Reads a CRD's `openAPIV3Schema` (JSON form) into a `Schema`, rejecting what
-//! a structural schema may not contain.
-//!
-//! Value-validation keywords (`minimum`, `pattern`, `maxItems`, `anyOf`, ...),
-//! `default`, `example` and `x-kubernetes-validations` are accepted but not
-//! enforced yet; the CRD work extends `Schema` for them.
+//! a structural schema may not contain: the node keywords here, value
+//! validations in `keywords`, junctors (`allOf`, `anyOf`, `oneOf`, `not`) as
+//! nested schemas that may only restrict values, `default`s (checked by
+//! `defaults::check_defaults` once the tree is built) and
+//! `x-kubernetes-validations` (compiled and cost-checked by `cel`).
 
 use serde_json::{Map, Value};
 
+use super::defaults::check_defaults;
 use super::error::FieldError;
+use super::keywords::read_limit;
 use super::model::{Schema, SchemaType};
+use crate::api::cel;
 
-/// Accepted and (for now) ignored.
-const IGNORED: &[&str] = &[
-    "title",
-    "default",
-    "example",
-    "externalDocs",
-    "maximum",
-    "minimum",
-    "exclusiveMaximum",
-    "exclusiveMinimum",
-    "multipleOf",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxProperties",
-    "minProperties",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "x-kubernetes-validations",
-];
+/// Accepted and not needed by the server.
+const IGNORED: &[&str] = &["title", "example", "externalDocs", "uniqueItems"];
 
 /// Not allowed in a structural schema.
 const FORBIDDEN: &[&str] = &[
@@ -51,9 +31,12 @@ impl Schema {
     /// Parses an `openAPIV3Schema` document. The root must be an object.
     /// Error paths are relative to the document (`properties[spec].type`);
     /// use `FieldError::prefixed` to place them in a CRD.
+    ///
+    /// Also compiles every `x-kubernetes-validations` rule, rejects rules
+    /// whose estimated cost is too high, and checks every `default`.
     pub fn from_openapi(doc: &Value) -> Result<Schema, Vec<FieldError>> {
         let mut errors = Vec::new();
-        let schema = read(doc, "", &mut errors);
+        let schema = read(doc, "", Mode::Node, &mut errors);
         if errors.is_empty() && schema.ty != Some(SchemaType::Object) {
             let ty = schema.ty.map_or("", SchemaType::as_str);
             errors.push(FieldError::invalid(
@@ -63,11 +46,25 @@ impl Schema {
             ));
         }
         if errors.is_empty() {
+            errors.extend(check_defaults(&schema));
+        }
+        if errors.is_empty() {
+            errors.extend(cel::check_costs(&schema));
+        }
+        if errors.is_empty() {
             Ok(schema)
         } else {
             Err(errors)
         }
     }
+}
+
+/// Where a schema node sits: a real node of the tree, or inside a junctor,
+/// where only value validations may appear.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Node,
+    Nested,
 }
 
 fn join(path: &str, segment: &str) -> String {
@@ -78,14 +75,22 @@ fn join(path: &str, segment: &str) -> String {
     }
 }
 
-fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
+fn read(doc: &Value, path: &str, mode: Mode, errors: &mut Vec<FieldError>) -> Schema {
     let Value::Object(fields) = doc else {
         errors.push(FieldError::type_invalid(path, "object", doc));
         return Schema::default();
     };
+    let errors_before = errors.len();
     let mut s = Schema::default();
+    let mut rules = None;
     for (key, value) in fields {
         let at = join(path, key);
+        if mode == Mode::Nested && forbidden_in_junctor(key, value, &at, errors) {
+            continue;
+        }
+        if read_limit(key, value, &at, &mut s, errors) {
+            continue;
+        }
         match key.as_str() {
             "type" => match value.as_str().map(|t| (t, SchemaType::parse(t))) {
                 Some((_, Some(ty))) => s.ty = Some(ty),
@@ -99,6 +104,7 @@ fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
             "description" => s.description = string(value, &at, errors),
             "format" => s.format = Some(string(value, &at, errors)),
             "nullable" => s.nullable = boolean(value, &at, errors),
+            "default" => s.default = Some(value.clone()),
             "x-kubernetes-preserve-unknown-fields" => {
                 s.preserve_unknown_fields = boolean(value, &at, errors)
             }
@@ -107,6 +113,7 @@ fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
             "x-kubernetes-list-type" => s.list_type = Some(string(value, &at, errors)),
             "x-kubernetes-map-type" => s.map_type = Some(string(value, &at, errors)),
             "x-kubernetes-list-map-keys" => s.list_map_keys = strings(value, &at, errors),
+            "x-kubernetes-validations" => rules = Some((value, at)),
             "required" => s.required = strings(value, &at, errors),
             "enum" => match value {
                 Value::Array(values) => s.enum_values.clone_from(values),
@@ -117,16 +124,20 @@ fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
                     s.properties = props
                         .iter()
                         .map(|(name, p)| {
-                            (
-                                name.clone(),
-                                read(p, &join(path, &format!("properties[{name}]")), errors),
-                            )
+                            let at = join(path, &format!("properties[{name}]"));
+                            if mode == Mode::Nested && name == "metadata" {
+                                errors.push(FieldError::forbidden(
+                                    at.clone(),
+                                    "must not be specified in a nested context",
+                                ));
+                            }
+                            (name.clone(), read(p, &at, mode, errors))
                         })
                         .collect();
                 }
                 other => errors.push(FieldError::type_invalid(at, "object", other)),
             },
-            "items" => s.items = Some(Box::new(read(value, &at, errors))),
+            "items" => s.items = Some(Box::new(read(value, &at, mode, errors))),
             "additionalProperties" => match value {
                 Value::Bool(false) => {
                     errors.push(FieldError::forbidden(
@@ -136,8 +147,19 @@ fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
                 }
                 // `true` allows any value, which is what preserve-unknown-fields says.
                 Value::Bool(true) => s.additional_properties = Some(Box::new(Schema::any())),
-                other => s.additional_properties = Some(Box::new(read(other, &at, errors))),
+                other => {
+                    s.additional_properties = Some(Box::new(read(other, &at, mode, errors)));
+                }
             },
+            "allOf" | "anyOf" | "oneOf" => {
+                let list = junctor_list(key, value, &at, errors);
+                match key.as_str() {
+                    "allOf" => s.limits.all_of = list,
+                    "anyOf" => s.limits.any_of = list,
+                    _ => s.limits.one_of = list,
+                }
+            }
+            "not" => s.limits.not = Some(Box::new(read(value, &at, Mode::Nested, errors))),
             "uniqueItems" if value == &Value::Bool(true) => errors.push(FieldError::forbidden(
                 at,
                 "uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
@@ -155,8 +177,79 @@ fn read(doc: &Value, path: &str, errors: &mut Vec<FieldError>) -> Schema {
             )),
         }
     }
-    check_structure(&s, fields, path, errors);
+    if mode == Mode::Node {
+        check_structure(&s, fields, path, errors);
+        if let Some((doc, at)) = rules {
+            // Rules are compiled against a sound schema only: on a broken one
+            // their errors would not help the author.
+            if errors.len() == errors_before {
+                s.rules = cel::compile_rules(doc, &at, &s, errors);
+            }
+        }
+    }
     s
+}
+
+/// The schemas of `allOf`/`anyOf`/`oneOf`. The two int-or-string forms
+/// Kubernetes allows (`anyOf: [{type: integer}, {type: string}]`, alone or
+/// first in an `allOf`) restate the type and are skipped.
+fn junctor_list(key: &str, value: &Value, at: &str, errors: &mut Vec<FieldError>) -> Vec<Schema> {
+    let Value::Array(items) = value else {
+        errors.push(FieldError::type_invalid(at, "array", value));
+        return Vec::new();
+    };
+    if key == "anyOf" && is_int_or_string_pair(value) {
+        return Vec::new();
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let at = format!("{at}[{i}]");
+            match item {
+                Value::Object(fields)
+                    if key == "allOf"
+                        && i == 0
+                        && fields.get("anyOf").is_some_and(is_int_or_string_pair) =>
+                {
+                    let mut rest = fields.clone();
+                    rest.remove("anyOf");
+                    read(&Value::Object(rest), &at, Mode::Nested, errors)
+                }
+                _ => read(item, &at, Mode::Nested, errors),
+            }
+        })
+        .collect()
+}
+
+fn is_int_or_string_pair(v: &Value) -> bool {
+    *v == serde_json::json!([{"type": "integer"}, {"type": "string"}])
+}
+
+/// Keywords that would change a value's shape inside a junctor, with
+/// Kubernetes' wording; `true` when `key` was one of them (and reported).
+fn forbidden_in_junctor(key: &str, value: &Value, at: &str, errors: &mut Vec<FieldError>) -> bool {
+    let detail = match key {
+        "type" | "title" | "description" | "x-kubernetes-validations" => {
+            "must be empty to be structural"
+        }
+        "x-kubernetes-list-map-keys" => "must be empty to be structural",
+        "additionalProperties" | "default" | "x-kubernetes-list-type" | "x-kubernetes-map-type" => {
+            "must be undefined to be structural"
+        }
+        "nullable"
+        | "x-kubernetes-preserve-unknown-fields"
+        | "x-kubernetes-embedded-resource"
+        | "x-kubernetes-int-or-string" => {
+            if value == &Value::Bool(false) {
+                return true;
+            }
+            "must be false to be structural"
+        }
+        _ => return false,
+    };
+    errors.push(FieldError::forbidden(at, detail));
+    true
 }
 
 /// The structural rules that tie keywords together.
@@ -257,19 +350,7 @@ fn check_list_type(s: &Schema, path: &str, errors: &mut Vec<FieldError>) {
                 at("x-kubernetes-list-map-keys"),
                 "must not be empty if x-kubernetes-list-type is map",
             )),
-            Some(items) => {
-                for key in s
-                    .list_map_keys
-                    .iter()
-                    .filter(|k| items.property(k).is_none())
-                {
-                    errors.push(FieldError::invalid(
-                        at("x-kubernetes-list-map-keys"),
-                        Value::from(key.as_str()),
-                        "entries must all be names of item properties",
-                    ));
-                }
-            }
+            Some(items) => check_map_keys(s, items, path, errors),
         },
         Some(other) => {
             let supported = ["atomic", "set", "map"].map(Value::from);
@@ -280,11 +361,61 @@ fn check_list_type(s: &Schema, path: &str, errors: &mut Vec<FieldError>) {
             ));
         }
     }
+    if let (Some(kind @ ("set" | "map")), Some(items)) = (s.list_type.as_deref(), &s.items)
+        && items.nullable
+    {
+        errors.push(FieldError::forbidden(
+            at("items.nullable"),
+            format!("cannot be nullable when x-kubernetes-list-type is {kind}"),
+        ));
+    }
     if s.list_type.is_some() && s.ty != Some(SchemaType::Array) {
         errors.push(FieldError::forbidden(
             at("x-kubernetes-list-type"),
             "only allowed with type array",
         ));
+    }
+}
+
+/// The keys of a map list must be scalar item properties that are never
+/// missing (required or defaulted) and never null.
+fn check_map_keys(s: &Schema, items: &Schema, path: &str, errors: &mut Vec<FieldError>) {
+    for (i, key) in s.list_map_keys.iter().enumerate() {
+        let Some(prop) = items.property(key) else {
+            errors.push(FieldError::invalid(
+                join(path, "x-kubernetes-list-map-keys"),
+                Value::from(key.as_str()),
+                "entries must all be names of item properties",
+            ));
+            continue;
+        };
+        let at = join(path, &format!("items.properties[{key}]"));
+        if matches!(prop.ty, Some(SchemaType::Array | SchemaType::Object)) {
+            errors.push(FieldError::invalid(
+                join(&at, "type"),
+                Value::from("object"),
+                "must be a scalar type if parent array's x-kubernetes-list-type is map",
+            ));
+        }
+        if s.list_map_keys[..i].contains(key) {
+            errors.push(FieldError::invalid(
+                join(path, "x-kubernetes-list-map-keys"),
+                Value::from(key.as_str()),
+                "must not contain duplicate entries",
+            ));
+        }
+        if !items.required.contains(key) && prop.default.is_none() {
+            errors.push(FieldError::required(
+                join(&at, "default"),
+                "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+            ));
+        }
+        if prop.nullable {
+            errors.push(FieldError::forbidden(
+                join(&at, "nullable"),
+                "this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+            ));
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! `validate`: checks a value against a schema — JSON types, required fields,
-//! enumerations, formats and integer ranges — and reports every problem with
-//! its field path. Unknown fields are not its business (see `unknown`).
+//! enumerations, formats, integer ranges and the value validations of
+//! `limits` — and reports every problem with its field path. Unknown fields
+//! are not its business (see `unknown`), nor are CEL rules (see `cel`).
 
 use std::fmt::Write as _;
 
@@ -8,7 +9,9 @@ use serde_json::{Map, Number, Value};
 
 use super::error::{FieldError, must_be_of_type};
 use super::format;
+use super::limits;
 use super::model::{Schema, SchemaType};
+use super::numbers::json_eq;
 
 /// Every problem of `value` against `schema`, in document order (an object's
 /// missing required fields first, then its fields as they appear).
@@ -45,7 +48,8 @@ impl Walk {
             if !(value.is_string() || is_integer(value)) {
                 return self.type_error("integer or string", value);
             }
-            return self.check_enum(schema, value);
+            self.check_enum(schema, value);
+            return limits::check(schema, value, &self.path, &mut self.errors);
         }
         let Some(ty) = schema.ty else {
             // Only preserve-unknown-fields nodes lack a type: anything goes.
@@ -60,6 +64,7 @@ impl Walk {
             _ => return self.type_error(ty.as_str(), value),
         }
         self.check_enum(schema, value);
+        limits::check(schema, value, &self.path, &mut self.errors);
     }
 
     fn object(&mut self, schema: &Schema, fields: &Map<String, Value>) {
@@ -176,18 +181,4 @@ impl Walk {
 /// decoder requires for integer fields.
 fn is_integer(v: &Value) -> bool {
     matches!(v, Value::Number(n) if !n.is_f64())
-}
-
-/// Equality that compares numbers by value (`1` equals `1.0`).
-fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                (Some(i), Some(j), _, _) => i == j,
-                (_, _, Some(i), Some(j)) => i == j,
-                _ => x.as_f64() == y.as_f64(),
-            }
-        }
-        _ => a == b,
-    }
 }

@@ -1,0 +1,54 @@
+//! Turns a JSON value into the CEL value a rule sees: declared object fields
+//! under their escaped names, `number` fields as doubles, maps
+//! (`additionalProperties`) keyed by their raw keys.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cel::Value as Cel;
+use cel::objects::{Key, Map};
+use serde_json::Value;
+
+use super::escape::escape;
+use crate::api::schema::{Schema, SchemaType};
+
+/// The CEL form of `value` under `schema` (`None` for a free-form part).
+#[must_use]
+pub fn to_cel(schema: Option<&Schema>, value: &Value) -> Cel {
+    match value {
+        Value::Null => Cel::Null,
+        Value::Bool(b) => Cel::Bool(*b),
+        Value::Number(n) => {
+            let wants_double = schema.is_some_and(|s| s.ty == Some(SchemaType::Number));
+            match (n.as_i64(), n.as_u64()) {
+                #[allow(clippy::cast_precision_loss)]
+                (Some(i), _) if wants_double => Cel::Float(i as f64),
+                (Some(i), _) => Cel::Int(i),
+                (None, Some(u)) => Cel::UInt(u),
+                _ => Cel::Float(n.as_f64().unwrap_or(f64::NAN)),
+            }
+        }
+        Value::String(s) => Cel::String(Arc::new(s.clone())),
+        Value::Array(items) => {
+            let item_schema = schema.and_then(|s| s.items.as_deref());
+            Cel::List(Arc::new(
+                items.iter().map(|v| to_cel(item_schema, v)).collect(),
+            ))
+        }
+        Value::Object(fields) => {
+            let values = schema.and_then(|s| s.additional_properties.as_deref());
+            let mut map = HashMap::with_capacity(fields.len());
+            for (k, v) in fields {
+                let (key, child) = match values {
+                    Some(values) => (k.clone(), Some(values)),
+                    None => match escape(k) {
+                        Some(escaped) => (escaped, schema.and_then(|s| s.field_schema(k))),
+                        None => continue,
+                    },
+                };
+                map.insert(Key::String(Arc::new(key)), to_cel(child, v));
+            }
+            Cel::Map(Map { map: Arc::new(map) })
+        }
+    }
+}

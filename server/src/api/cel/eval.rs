@@ -1,0 +1,409 @@
+//! Running the rules: `validate_rules` walks a schema and a value (and the
+//! old value, for transition rules) together and evaluates every rule at
+//! every node under one cost budget; `check_costs` applies the estimated-cost
+//! limits when a CRD is read.
+
+use cel::common::types::CelOptional as Optional;
+use cel::common::value::Val;
+use cel::{Context, ExecutionError, Value as Cel};
+use serde_json::Value;
+
+use super::bind::to_cel;
+use super::compile::ENV;
+use super::cost::estimate;
+use super::library;
+use super::rule::Rule;
+use super::shape::{Shape, max_items, max_properties};
+use super::{
+    PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT,
+    STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
+use crate::api::schema::{ErrorType, FieldError, Schema, SchemaType};
+
+/// Every failed rule of `new` (and `old`, for transition rules), with the
+/// path of the node the rule sits on, or of its `fieldPath`.
+#[must_use]
+pub fn validate_rules(schema: &Schema, new: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    let mut run = Run {
+        budget: RUNTIME_CEL_COST_BUDGET,
+        errors: Vec::new(),
+        stopped: false,
+    };
+    run.node(schema, new, old, "");
+    run.errors
+}
+
+struct Run {
+    budget: u64,
+    errors: Vec<FieldError>,
+    /// Set when the budget ran out: no further rule is evaluated.
+    stopped: bool,
+}
+
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+impl Run {
+    fn node(&mut self, schema: &Schema, value: &Value, old: Option<&Value>, path: &str) {
+        if self.stopped || value.is_null() {
+            return;
+        }
+        if !schema.rules.is_empty() {
+            self.rules(schema, value, old.filter(|o| !o.is_null()), path);
+        }
+        match value {
+            Value::Object(fields) => {
+                let values = schema.additional_properties.as_deref();
+                let atomic = schema.map_type.as_deref() == Some("atomic");
+                for (key, v) in fields {
+                    let old_v = old.and_then(|o| o.get(key)).filter(|_| !atomic);
+                    match (schema.property(key), values) {
+                        (Some(prop), _) => self.node(prop, v, old_v, &child(path, key)),
+                        (None, Some(values)) => {
+                            self.node(values, v, old_v, &format!("{path}[{key}]"))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let Some(item_schema) = schema.items.as_deref() else {
+                    return;
+                };
+                for (i, item) in items.iter().enumerate() {
+                    let old_item = old.and_then(|o| correlated_item(schema, item, o));
+                    self.node(item_schema, item, old_item, &format!("{path}[{i}]"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn rules(&mut self, schema: &Schema, value: &Value, old: Option<&Value>, path: &str) {
+        let ty = Value::from(schema.ty.map_or("", SchemaType::as_str));
+        let self_shape = Shape::of_value(schema, value);
+        let old_shape = old.map_or(Shape::Scalar, |o| Shape::of_value(schema, o));
+        let self_cel = to_cel(Some(schema), value);
+        let old_cel = old.map(|o| to_cel(Some(schema), o));
+        for rule in &schema.rules {
+            if self.stopped {
+                return;
+            }
+            if rule.uses_old_self && old.is_none() && !rule.optional_old_self {
+                continue;
+            }
+            let vars = [("self", self_shape.clone()), ("oldSelf", old_shape.clone())];
+            if !self.charge(rule, rule.program.expression(), &vars, &ty, path) {
+                return;
+            }
+            let outcome = evaluate(rule, &rule.program, &self_cel, old_cel.as_ref());
+            let at = rule_path(path, rule);
+            match outcome {
+                Ok(Cel::Bool(true)) => {}
+                Ok(Cel::Bool(false)) => {
+                    let detail = self.message(rule, &vars, &self_cel, old_cel.as_ref(), &ty, path);
+                    if self.stopped {
+                        return;
+                    }
+                    self.errors.push(reason_error(rule.reason, at, &ty, detail));
+                }
+                Ok(_) => self.errors.push(FieldError::invalid(
+                    at,
+                    ty.clone(),
+                    format!("rule did not evaluate to a bool: {}", rule.rule.trim()),
+                )),
+                Err(ExecutionError::NoSuchOverload(e)) => self.errors.push(FieldError::invalid(
+                    at,
+                    ty.clone(),
+                    format!(
+                        "'{e}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                        rule.rule.trim()
+                    ),
+                )),
+                Err(e) => self.errors.push(FieldError::invalid(
+                    at,
+                    ty.clone(),
+                    format!("{e} evaluating rule: {}", rule.rule.trim()),
+                )),
+            }
+        }
+    }
+
+    /// Charges the cost bound of `expr` against the actual values to the
+    /// budget; `false` (with the error recorded) when it cannot be afforded.
+    fn charge(
+        &mut self,
+        rule: &Rule,
+        expr: &cel::IdedExpr,
+        vars: &[(&str, Shape)],
+        ty: &Value,
+        path: &str,
+    ) -> bool {
+        let cost = estimate(expr, vars, false).map_or(u64::MAX, |e| e.cost);
+        if cost > PER_CALL_LIMIT {
+            self.errors.push(FieldError::invalid(
+                path,
+                ty.clone(),
+                format!(
+                    "'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: {}",
+                    rule.rule.trim()
+                ),
+            ));
+            self.stopped = true;
+            return false;
+        }
+        match self.budget.checked_sub(cost) {
+            Some(left) => {
+                self.budget = left;
+                true
+            }
+            None => {
+                self.errors.push(FieldError::invalid(
+                    path,
+                    ty.clone(),
+                    "validation failed due to running out of cost budget, no further validation rules will be run",
+                ));
+                self.stopped = true;
+                false
+            }
+        }
+    }
+
+    /// The text of a failed rule: its `messageExpression` when that yields a
+    /// usable string, else its `message`, else `failed rule: <rule>`.
+    fn message(
+        &mut self,
+        rule: &Rule,
+        vars: &[(&str, Shape)],
+        self_cel: &Cel,
+        old_cel: Option<&Cel>,
+        ty: &Value,
+        path: &str,
+    ) -> String {
+        let fallback = rule
+            .message
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .unwrap_or_else(|| format!("failed rule: {}", rule.rule.trim()));
+        let Some(program) = &rule.message_program else {
+            return fallback;
+        };
+        if !self.charge(rule, program.expression(), vars, ty, path) {
+            return fallback;
+        }
+        match evaluate(rule, program, self_cel, old_cel) {
+            Ok(Cel::String(s)) if !s.trim().is_empty() && !s.contains(['\n', '\r']) => {
+                s.trim().to_owned()
+            }
+            _ => fallback,
+        }
+    }
+}
+
+fn evaluate(
+    rule: &Rule,
+    program: &cel::Program,
+    self_cel: &Cel,
+    old: Option<&Cel>,
+) -> Result<Cel, ExecutionError> {
+    let mut ctx = Context::with_env(ENV.clone());
+    library::register(&mut ctx);
+    ctx.add_variable_from_value("self", self_cel.clone());
+    match (old, rule.optional_old_self) {
+        (Some(o), false) => ctx.add_variable_from_value("oldSelf", o.clone()),
+        (None, false) => ctx.add_variable_from_value("oldSelf", Cel::Null),
+        (o, true) => {
+            // `optionalOldSelf`: oldSelf is an optional, empty on create.
+            let optional = match o.cloned().map(Box::<dyn Val>::try_from) {
+                Some(Ok(v)) => Optional::of(v),
+                _ => Optional::none(),
+            };
+            ctx.add_variable_as_val("oldSelf", Box::new(optional));
+        }
+    }
+    program.execute(&ctx)
+}
+
+/// The error path: the node, or the node joined with the rule's `fieldPath`
+/// (`.x` is a field, `['k']` a map key, `[0]` a list index).
+fn rule_path(node: &str, rule: &Rule) -> String {
+    let Some(field_path) = &rule.field_path else {
+        return node.to_owned();
+    };
+    let mut out = node.to_owned();
+    let mut rest = field_path.as_str();
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            let end = after.find(['.', '[']).unwrap_or(after.len());
+            out = child(&out, &after[..end]);
+            rest = &after[end..];
+        } else if let Some(after) = rest.strip_prefix("['") {
+            let end = after.find("']").unwrap_or(after.len());
+            out = format!("{out}[{}]", &after[..end]);
+            rest = after.get(end + 2..).unwrap_or("");
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']').unwrap_or(after.len());
+            out = format!("{out}[{}]", &after[..end]);
+            rest = after.get(end + 1..).unwrap_or("");
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// The FieldError for a failed rule of this `reason`.
+fn reason_error(reason: ErrorType, at: String, ty: &Value, detail: String) -> FieldError {
+    match reason {
+        ErrorType::Forbidden => FieldError::forbidden(at, detail),
+        ErrorType::Required => FieldError::required(at, detail),
+        ErrorType::Duplicate => FieldError::duplicate(at, ty.clone()),
+        _ => FieldError::invalid(at, ty.clone(), detail),
+    }
+}
+
+/// The old element a new list element corresponds to: same key values in a
+/// `map` list; none in other lists (their elements have no identity).
+fn correlated_item<'a>(schema: &Schema, item: &Value, old: &'a Value) -> Option<&'a Value> {
+    if schema.list_type.as_deref() != Some("map") {
+        return None;
+    }
+    let keys = &schema.list_map_keys;
+    old.as_array()?
+        .iter()
+        .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
+}
+
+/// The estimated-cost limits, checked once the whole schema is read: each
+/// rule's estimate times the number of times it can run (the product of
+/// `maxItems`/`maxProperties` above it), and the sum over the schema. Also
+/// rejects transition rules where old and new values cannot be paired.
+#[must_use]
+pub fn check_costs(schema: &Schema) -> Vec<FieldError> {
+    let mut check = CostCheck {
+        total: 0,
+        errors: Vec::new(),
+        expensive: Vec::new(),
+    };
+    check.node(schema, "", 1, None);
+    if check.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
+        check.expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
+        for (path, _) in check.expensive.iter().take(4) {
+            check.errors.push(FieldError::forbidden(
+                path.clone(),
+                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
+            ));
+        }
+        check.errors.push(FieldError::forbidden(
+            "",
+            cost_message(
+                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
+                check.total,
+                STATIC_ESTIMATED_CRD_COST_LIMIT,
+            ),
+        ));
+    }
+    check.errors
+}
+
+struct CostCheck {
+    total: u64,
+    errors: Vec<FieldError>,
+    expensive: Vec<(String, u64)>,
+}
+
+impl CostCheck {
+    fn node(&mut self, s: &Schema, at: &str, cardinality: u64, uncorrelatable: Option<&str>) {
+        for (i, rule) in s.rules.iter().enumerate() {
+            let base = child(at, &format!("x-kubernetes-validations[{i}]"));
+            let rule_at = format!("{base}.rule");
+            let cost = rule.estimated_cost.saturating_mul(cardinality);
+            if cost > STATIC_ESTIMATED_COST_LIMIT {
+                self.errors.push(FieldError::forbidden(
+                    rule_at.clone(),
+                    cost_message("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT),
+                ));
+            }
+            self.total = self.total.saturating_add(cost);
+            self.expensive.push((rule_at.clone(), cost));
+            if rule.message_program.is_some() {
+                let message_at = format!("{base}.messageExpression");
+                let cost = rule.message_estimated_cost;
+                if cost > STATIC_ESTIMATED_COST_LIMIT {
+                    self.errors.push(FieldError::forbidden(
+                        message_at.clone(),
+                        cost_message(
+                            "estimated messageExpression cost",
+                            cost,
+                            STATIC_ESTIMATED_COST_LIMIT,
+                        ),
+                    ));
+                }
+                self.total = self.total.saturating_add(cost);
+                self.expensive.push((message_at, cost));
+            }
+            if rule.uses_old_self
+                && let Some(within) = uncorrelatable
+            {
+                self.errors.push(FieldError::invalid(
+                    rule_at,
+                    Value::from(rule.rule.as_str()),
+                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
+                ));
+            }
+        }
+        let atomic_map = s.map_type.as_deref() == Some("atomic");
+        for (name, prop) in &s.properties {
+            let here = if atomic_map {
+                uncorrelatable.or(Some(at))
+            } else {
+                uncorrelatable
+            };
+            self.node(
+                prop,
+                &child(at, &format!("properties[{name}]")),
+                cardinality,
+                here,
+            );
+        }
+        if let Some(values) = &s.additional_properties {
+            let n = cardinality.saturating_mul(max_properties(s));
+            self.node(
+                values,
+                &child(at, "additionalProperties"),
+                n,
+                uncorrelatable,
+            );
+        }
+        if let Some(items) = &s.items {
+            let n = cardinality.saturating_mul(max_items(s));
+            let here = if s.list_type.as_deref() == Some("map") {
+                uncorrelatable
+            } else {
+                uncorrelatable.or(Some(at))
+            };
+            self.node(items, &child(at, "items"), n, here);
+        }
+    }
+}
+
+/// Kubernetes' wording for a cost over its limit.
+fn cost_message(what: &str, cost: u64, limit: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let factor = cost as f64 / limit as f64;
+    let factor = if factor > 100.0 {
+        "more than 100x".to_owned()
+    } else if factor < 1.5 {
+        format!("{factor:.6}x")
+    } else {
+        format!("{factor:.1}x")
+    };
+    format!(
+        "{what} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
+    )
+}
