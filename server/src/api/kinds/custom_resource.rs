@@ -1,7 +1,7 @@
 //! Custom resources: the `KindSpec`s a CustomResourceDefinition defines (one
 //! per served version, all stored in the storage version's form) and the
 //! strategy their objects follow (status dropped on create when `/status` is
-//! a subresource, schema defaults, CEL rules).
+//! a subresource, CEL rules); schema defaults apply in the store's admission.
 
 use std::cmp::Reverse;
 use std::sync::Arc;
@@ -10,20 +10,7 @@ use serde_json::Value;
 
 use crate::api::error::Cause;
 use crate::api::kind::{Column, KindSpec, Origin, ScalePaths, Strategy, Subresources};
-use crate::api::schema::Schema;
-
-// MERGE: replaced by schema::apply_defaults / schema::validate_rules from the schema-cel branch.
-mod interim {
-    use serde_json::Value;
-
-    use crate::api::schema::{FieldError, Schema};
-
-    pub fn apply_defaults(_schema: &Schema, _obj: &mut Value) {}
-
-    pub fn validate_rules(_schema: &Schema, _new: &Value, _old: Option<&Value>) -> Vec<FieldError> {
-        Vec::new()
-    }
-}
+use crate::api::schema::{self, Schema};
 
 /// `.spec.replicas` → `["spec", "replicas"]`; `None` unless a simple path.
 #[must_use]
@@ -78,11 +65,6 @@ impl Strategy for CustomResourceStrategy {
         {
             o.remove("status");
         }
-        interim::apply_defaults(&self.schema, obj);
-    }
-
-    fn prepare_for_update(&self, new: &mut Value, _old: &Value) {
-        interim::apply_defaults(&self.schema, new);
     }
 
     fn validate(&self, obj: &Value) -> Vec<Cause> {
@@ -95,7 +77,7 @@ impl Strategy for CustomResourceStrategy {
 }
 
 fn rule_causes(schema: &Schema, new: &Value, old: Option<&Value>) -> Vec<Cause> {
-    interim::validate_rules(schema, new, old)
+    schema::validate_rules(schema, new, old)
         .into_iter()
         .map(|e| Cause::new(e.reason(), e.field.clone(), e.body()))
         .collect()

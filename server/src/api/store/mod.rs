@@ -179,6 +179,9 @@ impl Store {
             _ => Vec::new(),
         };
         schema::prune(&kind.schema, &mut value);
+        // Defaults first, as Kubernetes' decoding does: a defaulted field
+        // satisfies `required`.
+        schema::apply_defaults(&kind.schema, &mut value);
         let causes = validation::schema_causes(&kind.schema, &value);
         if !causes.is_empty() {
             let name = crate::api::object::name(&value).to_string();
