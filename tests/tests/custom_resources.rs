@@ -419,3 +419,129 @@ fn a_terminating_crd_waits_for_instance_finalizers_and_refuses_creates() {
         s.get(&format!("{CRDS}/widgets.example.com")).status == 404
     });
 }
+
+fn rules_crd(rules_at_spec: Value, extra_props: Value) -> Value {
+    let mut props = json!({
+        "replicas": {"type": "integer"},
+        "minReplicas": {"type": "integer"},
+        "mode": {"type": "string"},
+        "items": {"type": "array", "maxItems": 10, "items": {"type": "string", "maxLength": 10}},
+        "x-prop": {"type": "string"}
+    });
+    for (k, v) in extra_props.as_object().expect("props") {
+        props[k] = v.clone();
+    }
+    json!({
+        "metadata": {"name": "ruled.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "ruled", "singular": "ruled", "kind": "Ruled"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": props, "x-kubernetes-validations": rules_at_spec}}}}}]}
+    })
+}
+
+const RULED: &str = "/apis/example.com/v1/namespaces/default/ruled";
+
+fn ruled(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "example.com/v1", "kind": "Ruled", "metadata": {"name": name}, "spec": spec})
+}
+
+#[test]
+fn cel_rules_validate_objects_and_transitions() {
+    let s = server();
+    let rules = json!([
+        {"rule": "self.replicas >= self.minReplicas", "message": "replicas must be at least minReplicas"},
+        {"rule": "!has(self.mode) || self.mode in ['fast', 'slow']", "messageExpression": "'mode ' + self.mode + ' is not known'", "fieldPath": ".mode", "reason": "FieldValueForbidden"},
+        {"rule": "self.items.all(i, i.matches('^[a-z]+$'))", "message": "items must be lower-case words"},
+        {"rule": "!has(oldSelf.mode) || self.mode == oldSelf.mode", "message": "mode is immutable"},
+        {"rule": "!has(self.x__dash__prop) || self.x__dash__prop.size() < 5"},
+        {"rule": "self.items.size() == 0 || self.items.indexOf(self.items[0]) == 0"}
+    ]);
+    install(&s, &rules_crd(rules, json!({})));
+    let ok = s.post(
+        RULED,
+        &ruled(
+            "a",
+            json!({"replicas": 3, "minReplicas": 1, "mode": "fast", "items": ["x"]}),
+        ),
+    );
+    assert_eq!(ok.status, 201, "{}", ok.text());
+
+    let r = s.post(
+        RULED,
+        &ruled("b", json!({"replicas": 1, "minReplicas": 2, "items": []})),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    let causes = r.json()["details"]["causes"].clone();
+    assert_eq!(causes[0]["field"], "spec", "{causes}");
+    assert!(
+        causes[0]["message"]
+            .as_str()
+            .expect("message")
+            .contains("replicas must be at least minReplicas"),
+        "{causes}"
+    );
+
+    let r = s.post(RULED, &ruled("c", json!({"replicas": 1, "minReplicas": 1, "mode": "warp", "items": ["Upper"], "x-prop": "toolong"})));
+    assert_eq!(r.status, 422, "{}", r.text());
+    let text = r.text();
+    assert!(text.contains("mode warp is not known"), "{text}");
+    assert!(text.contains("spec.mode"), "{text}");
+    assert!(text.contains("FieldValueForbidden"), "{text}");
+    assert!(text.contains("items must be lower-case words"), "{text}");
+    assert!(
+        text.contains("failed rule: !has(self.x__dash__prop)"),
+        "{text}"
+    );
+
+    // Transition rule: only on update, against the stored object.
+    let r = s.patch(
+        &format!("{RULED}/a"),
+        "application/merge-patch+json",
+        r#"{"spec":{"mode":"slow"}}"#,
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("mode is immutable"), "{}", r.text());
+    let r = s.patch(
+        &format!("{RULED}/a"),
+        "application/merge-patch+json",
+        r#"{"spec":{"replicas":5}}"#,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+#[test]
+fn invalid_or_too_costly_rules_are_rejected_with_the_crd() {
+    let s = server();
+    let r = s.post(
+        CRDS,
+        &rules_crd(json!([{"rule": "self.replicas >"}]), json!({})),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("compilation failed"), "{}", r.text());
+    assert!(
+        r.text().contains("x-kubernetes-validations[0].rule"),
+        "{}",
+        r.text()
+    );
+
+    let r = s.post(
+        CRDS,
+        &rules_crd(json!([{"rule": "self.nope == 1"}]), json!({})),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+
+    // Unbounded lists make a nested comprehension's worst case exceed the budget.
+    let unbounded = json!({"big": {"type": "array", "items": {"type": "string"}}});
+    let r = s.post(
+        CRDS,
+        &rules_crd(
+            json!([{"rule": "self.big.all(a, self.big.all(b, self.big.all(c, a + b + c != '')))"}]),
+            unbounded,
+        ),
+    );
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert!(r.text().contains("budget"), "{}", r.text());
+    assert_eq!(s.get(&format!("{CRDS}/ruled.example.com")).status, 404);
+}
