@@ -44,7 +44,7 @@ pub fn schema() -> Schema {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::api::schema::{unknown_fields, validate};
