@@ -1,9 +1,15 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod checks;
+pub mod config_map;
+pub mod config_map_strategy;
+pub mod data_keys;
 pub mod event;
 pub mod namespace;
 pub mod namespace_strategy;
+pub mod secret;
+pub mod secret_strategy;
 
 use std::sync::Arc;
 
