@@ -6,10 +6,12 @@ pub mod config_map;
 pub mod config_map_strategy;
 pub mod data_keys;
 pub mod event;
+pub mod lease;
 pub mod namespace;
 pub mod namespace_strategy;
 pub mod secret;
 pub mod secret_strategy;
+pub mod service_account;
 
 use std::sync::Arc;
 
