@@ -9,6 +9,8 @@ pub mod event;
 pub mod lease;
 pub mod namespace;
 pub mod namespace_strategy;
+pub mod node;
+pub mod node_table;
 pub mod pod;
 pub mod pod_defaults;
 pub mod pod_qos;
@@ -18,7 +20,11 @@ pub mod pod_table;
 pub mod quantity;
 pub mod secret;
 pub mod secret_strategy;
+pub mod service;
 pub mod service_account;
+pub mod service_strategy;
+pub mod service_table;
+pub mod status_strategy;
 
 use std::sync::Arc;
 
