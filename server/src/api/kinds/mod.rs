@@ -1,6 +1,7 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod catalog;
 pub mod checks;
 pub mod config_map;
 pub mod config_map_strategy;
@@ -146,5 +147,6 @@ pub fn builtin(config: &Config) -> Registry {
         ],
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
+    catalog::add_catalog(&r, config);
     r
 }
