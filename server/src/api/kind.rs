@@ -70,8 +70,12 @@ pub struct DefaultStrategy;
 
 impl Strategy for DefaultStrategy {}
 
+/// Computes a Table cell from the whole object, for cells no single path
+/// holds (a pod's `1/2` ready containers, its restart count).
+pub type CellFn = fn(&Value) -> Value;
+
 /// One column of the kind's Table representation (`kubectl get`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Column {
     pub name: String,
     /// OpenAPI type of the cells: `string`, `integer`, `date`, ...
@@ -83,7 +87,38 @@ pub struct Column {
     pub priority: i32,
     /// Where the cell comes from, as a simple JSONPath (`.metadata.name`).
     pub json_path: String,
+    /// When set, the cell is this function's answer instead of `json_path`'s.
+    pub cell: Option<CellFn>,
 }
+
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        // Cell functions compare by address: the same function may have
+        // two, so this can only err towards "different".
+        let same_cell = match (self.cell, other.cell) {
+            (Some(a), Some(b)) => std::ptr::fn_addr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        same_cell
+            && (
+                &self.name,
+                &self.type_,
+                &self.format,
+                &self.description,
+                self.priority,
+                &self.json_path,
+            ) == (
+                &other.name,
+                &other.type_,
+                &other.format,
+                &other.description,
+                other.priority,
+                &other.json_path,
+            )
+    }
+}
+
+impl Eq for Column {}
 
 impl Column {
     #[must_use]
@@ -105,6 +140,22 @@ impl Column {
             description: description.into(),
             priority,
             json_path: json_path.into(),
+            cell: None,
+        }
+    }
+
+    /// A column whose cells `cell` computes from the object.
+    #[must_use]
+    pub fn computed(
+        name: &str,
+        type_: &str,
+        priority: i32,
+        cell: CellFn,
+        description: &str,
+    ) -> Column {
+        Column {
+            cell: Some(cell),
+            ..Column::new(name, type_, priority, "", description)
         }
     }
 

@@ -1,12 +1,36 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod catalog;
+pub mod checks;
+pub mod config_map;
+pub mod config_map_strategy;
 pub mod crd;
 pub mod custom_resource;
+pub mod data_keys;
 pub mod event;
 pub mod events_v1;
+pub mod lease;
 pub mod namespace;
 pub mod namespace_strategy;
+pub mod node;
+pub mod node_table;
+pub mod pod;
+pub mod pod_defaults;
+pub mod pod_qos;
+pub mod pod_spec;
+pub mod pod_strategy;
+pub mod pod_table;
+pub mod quantity;
+pub mod rbac_binding;
+pub mod rbac_role;
+pub mod rbac_table;
+pub mod secret;
+pub mod secret_strategy;
+pub mod service;
+pub mod service_account;
+pub mod service_strategy;
+pub mod service_table;
 
 use std::sync::Arc;
 
@@ -125,6 +149,7 @@ pub fn builtin(config: &Config) -> Registry {
         ],
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
+    catalog::add_catalog(&r, config);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {
         short_names: names(&["ev"]),

@@ -1,0 +1,108 @@
+//! `coordination.{domain}/v1` `Lease` as data: its schema and table columns.
+
+use crate::api::kind::Column;
+use crate::api::schema::Schema;
+
+/// The schema of a coordination/v1 Lease.
+#[must_use]
+pub fn schema() -> Schema {
+    Schema::object([
+        ("apiVersion", Schema::string()),
+        ("kind", Schema::string()),
+        ("metadata", Schema::object_meta()),
+        (
+            "spec",
+            Schema::object([
+                ("holderIdentity", Schema::string()),
+                ("leaseDurationSeconds", Schema::integer_i32()),
+                ("acquireTime", Schema::micro_time()),
+                ("renewTime", Schema::micro_time()),
+                ("leaseTransitions", Schema::integer_i32()),
+                ("strategy", Schema::string()),
+                ("preferredHolder", Schema::string()),
+            ])
+            .describe("Specification of the Lease."),
+        ),
+    ])
+    .required(["metadata"])
+    .describe("Lease defines a lease concept.")
+}
+
+/// `kubectl get leases` columns.
+#[must_use]
+pub fn columns() -> Vec<Column> {
+    vec![
+        Column::new(
+            "Name",
+            "string",
+            0,
+            ".metadata.name",
+            "Name must be unique within a namespace.",
+        ),
+        Column::new(
+            "Holder",
+            "string",
+            0,
+            ".spec.holderIdentity",
+            "The holder of the lease.",
+        ),
+        Column::new(
+            "Age",
+            "string",
+            0,
+            ".metadata.creationTimestamp",
+            "CreationTimestamp is a timestamp representing the server time when this object was created.",
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::api::schema::{normalize, unknown_fields, validate};
+
+    fn errors(obj: &Value) -> Vec<String> {
+        validate(&schema(), obj)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    /// A leader-election lease as client-go's leaderelection writes it.
+    fn leader() -> Value {
+        json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": "kube-scheduler", "namespace": "kube-system"},
+            "spec": {"holderIdentity": "cp-1_5f2c", "leaseDurationSeconds": 15,
+                     "acquireTime": "2024-05-01T10:00:00.000000Z", "renewTime": "2024-05-01T10:05:00.123456Z",
+                     "leaseTransitions": 3}
+        })
+    }
+
+    #[test]
+    fn a_leader_election_lease_is_valid_and_fully_known() {
+        assert_eq!(errors(&leader()), Vec::<String>::new());
+        assert!(unknown_fields(&schema(), &leader()).is_empty());
+        let coordinated = json!({"metadata": {"name": "x"}, "spec": {"strategy": "OldestEmulationVersion", "preferredHolder": "b"}});
+        assert_eq!(errors(&coordinated), Vec::<String>::new());
+    }
+
+    #[test]
+    fn times_are_micro_times_and_types_hold() {
+        let mut lease = leader();
+        lease["spec"]["renewTime"] = json!("2024-05-01T10:05:00Z");
+        normalize(&schema(), &mut lease);
+        assert_eq!(lease["spec"]["renewTime"], "2024-05-01T10:05:00.000000Z");
+        lease["spec"]["leaseDurationSeconds"] = json!("15");
+        lease["spec"]["acquireTime"] = json!("yesterday");
+        assert_eq!(
+            errors(&lease),
+            [
+                "spec.leaseDurationSeconds: Invalid value: \"string\": spec.leaseDurationSeconds in body must be of type integer: \"string\"",
+                "spec.acquireTime: Invalid value: \"yesterday\": spec.acquireTime in body must be of type date-time: \"yesterday\"",
+            ]
+        );
+    }
+}
