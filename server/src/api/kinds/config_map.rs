@@ -6,10 +6,7 @@ use crate::api::schema::Schema;
 /// The schema of a core/v1 ConfigMap.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         (
             "data",
             Schema::string_map().describe("Configuration data; keys are [-._a-zA-Z0-9]+."),
@@ -25,7 +22,6 @@ pub fn schema() -> Schema {
             Schema::boolean().describe("When true, data and binaryData can no longer change."),
         ),
     ])
-    .required(["metadata"])
     .describe("ConfigMap holds configuration data for pods to consume.")
 }
 

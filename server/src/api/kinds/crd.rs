@@ -78,18 +78,8 @@ fn version_schema() -> Schema {
 /// The schema of a CustomResourceDefinition.
 #[must_use]
 pub fn schema() -> Schema {
-    let condition = Schema::object([
-        ("type", Schema::string()),
-        ("status", Schema::string()),
-        ("lastTransitionTime", Schema::time()),
-        ("reason", Schema::string()),
-        ("message", Schema::string()),
-    ])
-    .required(["type", "status"]);
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    let condition = Schema::condition();
+    Schema::resource([
         (
             "spec",
             Schema::object([
@@ -118,7 +108,7 @@ pub fn schema() -> Schema {
             ]),
         ),
     ])
-    .required(["metadata", "spec"])
+    .required(["spec"])
     .describe(
         "CustomResourceDefinition represents a resource that should be exposed on the API server.",
     )

@@ -38,10 +38,7 @@ fn object_reference() -> Schema {
 /// The schema of a core/v1 Event.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         ("involvedObject", object_reference().describe("The object that this event is about.")),
         ("reason", Schema::string().describe("Short, machine understandable reason for the transition into the object's current status.")),
         ("message", Schema::string().describe("A human-readable description of the status of this operation.")),
@@ -61,7 +58,7 @@ pub fn schema() -> Schema {
         ("reportingComponent", Schema::string().describe("Name of the controller that emitted this Event.")),
         ("reportingInstance", Schema::string().describe("ID of the controller instance.")),
     ])
-    .required(["metadata", "involvedObject"])
+    .required(["involvedObject"])
     .describe("Event is a report of an event somewhere in the cluster.")
 }
 

@@ -6,25 +6,19 @@ use crate::api::schema::Schema;
 /// The schema of a coordination/v1 Lease.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
-        (
-            "spec",
-            Schema::object([
-                ("holderIdentity", Schema::string()),
-                ("leaseDurationSeconds", Schema::integer_i32()),
-                ("acquireTime", Schema::micro_time()),
-                ("renewTime", Schema::micro_time()),
-                ("leaseTransitions", Schema::integer_i32()),
-                ("strategy", Schema::string()),
-                ("preferredHolder", Schema::string()),
-            ])
-            .describe("Specification of the Lease."),
-        ),
-    ])
-    .required(["metadata"])
+    Schema::resource([(
+        "spec",
+        Schema::object([
+            ("holderIdentity", Schema::string()),
+            ("leaseDurationSeconds", Schema::integer_i32()),
+            ("acquireTime", Schema::micro_time()),
+            ("renewTime", Schema::micro_time()),
+            ("leaseTransitions", Schema::integer_i32()),
+            ("strategy", Schema::string()),
+            ("preferredHolder", Schema::string()),
+        ])
+        .describe("Specification of the Lease."),
+    )])
     .describe("Lease defines a lease concept.")
 }
 

@@ -8,18 +8,8 @@ pub const FIELD_SELECTORS: &[&str] = &["metadata.name", "status.phase"];
 /// The schema of a core/v1 Namespace.
 #[must_use]
 pub fn schema() -> Schema {
-    let condition = Schema::object([
-        ("type", Schema::string()),
-        ("status", Schema::string()),
-        ("lastTransitionTime", Schema::time()),
-        ("reason", Schema::string()),
-        ("message", Schema::string()),
-    ])
-    .required(["type", "status"]);
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    let condition = Schema::condition();
+    Schema::resource([
         (
             "spec",
             Schema::object([("finalizers", Schema::string_list().atomic_list())])
@@ -38,7 +28,6 @@ pub fn schema() -> Schema {
             .describe("Status describes the current status of a Namespace."),
         ),
     ])
-    .required(["metadata"])
     .describe("Namespace provides a scope for Names.")
 }
 

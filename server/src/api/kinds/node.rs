@@ -110,15 +110,8 @@ fn status() -> Schema {
 /// The schema of a core/v1 Node.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
-        ("spec", spec()),
-        ("status", status()),
-    ])
-    .required(["metadata"])
-    .describe("Node is a worker node in Kubernetes.")
+    Schema::resource([("spec", spec()), ("status", status())])
+        .describe("Node is a worker node in Kubernetes.")
 }
 
 /// `kubectl get nodes` columns.

@@ -130,15 +130,8 @@ fn pod_status() -> Schema {
 /// The schema of a core/v1 Pod.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
-        ("spec", pod_spec()),
-        ("status", pod_status()),
-    ])
-    .required(["metadata"])
-    .describe("Pod is a collection of containers that can run on a host.")
+    Schema::resource([("spec", pod_spec()), ("status", pod_status())])
+        .describe("Pod is a collection of containers that can run on a host.")
 }
 
 /// `kubectl get pods` columns, as Kubernetes' pod printer has them.

@@ -33,14 +33,11 @@ fn subject() -> Schema {
 }
 
 fn binding_schema(description: &str) -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         ("subjects", Schema::array(subject()).atomic_list()),
         ("roleRef", role_ref()),
     ])
-    .required(["metadata", "roleRef"])
+    .required(["roleRef"])
     .describe(description)
 }
 

@@ -45,23 +45,14 @@ fn rules() -> Schema {
 /// The schema of an rbac/v1 Role.
 #[must_use]
 pub fn role_schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
-        ("rules", rules()),
-    ])
-    .required(["metadata"])
-    .describe("Role is a namespaced, logical grouping of PolicyRules.")
+    Schema::resource([("rules", rules())])
+        .describe("Role is a namespaced, logical grouping of PolicyRules.")
 }
 
 /// The schema of an rbac/v1 ClusterRole.
 #[must_use]
 pub fn cluster_role_schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         ("rules", rules()),
         (
             "aggregationRule",
@@ -72,7 +63,6 @@ pub fn cluster_role_schema() -> Schema {
             .describe("Selects the ClusterRoles whose rules this role aggregates."),
         ),
     ])
-    .required(["metadata"])
     .describe("ClusterRole is a cluster level, logical grouping of PolicyRules.")
 }
 

@@ -6,10 +6,7 @@ use crate::api::schema::Schema;
 /// The schema of a core/v1 Secret.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         (
             "data",
             Schema::map(Schema::bytes())
@@ -32,7 +29,6 @@ pub fn schema() -> Schema {
             Schema::boolean().describe("When true, data can no longer change."),
         ),
     ])
-    .required(["metadata"])
     .describe("Secret holds secret data of a certain type.")
 }
 

@@ -103,15 +103,8 @@ fn status() -> Schema {
 /// The schema of a core/v1 Service.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
-        ("spec", spec()),
-        ("status", status()),
-    ])
-    .required(["metadata"])
-    .describe("Service is a named abstraction of software service.")
+    Schema::resource([("spec", spec()), ("status", status())])
+        .describe("Service is a named abstraction of software service.")
 }
 
 /// `kubectl get services` columns.

@@ -20,10 +20,7 @@ fn object_reference() -> Schema {
 /// The schema of a core/v1 ServiceAccount.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("metadata", Schema::object_meta()),
+    Schema::resource([
         (
             "secrets",
             Schema::array(object_reference())
@@ -44,7 +41,6 @@ pub fn schema() -> Schema {
                 .describe("Whether pods of this service account get an API token mounted."),
         ),
     ])
-    .required(["metadata"])
     .describe("ServiceAccount binds together a name, a principal and a set of secrets.")
 }
 

@@ -268,6 +268,41 @@ impl Schema {
         }
     }
 
+    /// A top-level kind: `apiVersion`, `kind` and the standard `metadata`
+    /// (required) first, then the kind's own fields.
+    #[must_use]
+    pub fn resource<I, K>(fields: I) -> Schema
+    where
+        I: IntoIterator<Item = (K, Schema)>,
+        K: Into<String>,
+    {
+        let mut properties = vec![
+            ("apiVersion".to_string(), Schema::string()),
+            ("kind".to_string(), Schema::string()),
+            ("metadata".to_string(), Schema::object_meta()),
+        ];
+        properties.extend(fields.into_iter().map(|(k, s)| (k.into(), s)));
+        Schema {
+            properties,
+            required: vec!["metadata".into()],
+            ..Schema::typed(SchemaType::Object)
+        }
+    }
+
+    /// `metav1.Condition`-shaped status conditions (type, status, time,
+    /// reason, message).
+    #[must_use]
+    pub fn condition() -> Schema {
+        Schema::object([
+            ("type", Schema::string()),
+            ("status", Schema::string()),
+            ("lastTransitionTime", Schema::time()),
+            ("reason", Schema::string()),
+            ("message", Schema::string()),
+        ])
+        .required(["type", "status"])
+    }
+
     /// Marks fields as required.
     #[must_use]
     pub fn required<I, K>(mut self, names: I) -> Schema
