@@ -545,3 +545,51 @@ fn invalid_or_too_costly_rules_are_rejected_with_the_crd() {
     assert!(r.text().contains("budget"), "{}", r.text());
     assert_eq!(s.get(&format!("{CRDS}/ruled.example.com")).status, 404);
 }
+
+#[test]
+fn objects_stored_in_an_older_storage_version_are_served_in_the_requested_one() {
+    let s = server();
+    let mut crd = widget_crd();
+    crd["spec"]["versions"][0]["storage"] = json!(true);
+    crd["spec"]["versions"][1]["storage"] = json!(false);
+    install(&s, &crd);
+    let beta = "/apis/example.com/v1beta1/namespaces/default/widgets";
+    let mut old = widget("old", "small");
+    old["apiVersion"] = json!("example.com/v1beta1");
+    assert_eq!(s.post(beta, &old).status, 201);
+    // Move storage to v1; v1beta1 stays in storedVersions.
+    let mut current = s.get(&format!("{CRDS}/widgets.example.com")).json();
+    current["spec"]["versions"][0]["storage"] = json!(false);
+    current["spec"]["versions"][1]["storage"] = json!(true);
+    let r = s.put(&format!("{CRDS}/widgets.example.com"), &current);
+    assert_eq!(r.status, 200, "{}", r.text());
+    wait_until("storedVersions to list both", || {
+        s.get(&format!("{CRDS}/widgets.example.com")).json()["status"]["storedVersions"]
+            == json!(["v1beta1", "v1"])
+    });
+    assert_eq!(s.post(WIDGETS, &widget("new", "large")).status, 201);
+    for name in ["old", "new"] {
+        assert_eq!(
+            s.get(&format!("{WIDGETS}/{name}")).json()["apiVersion"],
+            "example.com/v1",
+            "{name}"
+        );
+        assert_eq!(
+            s.get(&format!("{beta}/{name}")).json()["apiVersion"],
+            "example.com/v1beta1",
+            "{name}"
+        );
+    }
+    let listed = s.get(WIDGETS).json();
+    for item in listed["items"].as_array().expect("items") {
+        assert_eq!(item["apiVersion"], "example.com/v1", "{item}");
+    }
+    // A stored version cannot disappear from spec.versions.
+    let mut current = s.get(&format!("{CRDS}/widgets.example.com")).json();
+    current["spec"]["versions"] = json!([current["spec"]["versions"][1].clone()]);
+    assert_eq!(
+        s.put(&format!("{CRDS}/widgets.example.com"), &current)
+            .status,
+        422
+    );
+}

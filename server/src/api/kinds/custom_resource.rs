@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api::error::Cause;
-use crate::api::kind::{Column, KindSpec, Origin, ScalePaths, Strategy, Subresources};
+use crate::api::kind::{Column, Conversion, KindSpec, Origin, ScalePaths, Strategy, Subresources};
 use crate::api::schema::{self, Schema};
 
 /// `.spec.replicas` → `["spec", "replicas"]`; `None` unless a simple path.
@@ -50,6 +50,21 @@ pub fn version_priority(name: &str) -> (u8, u64, u64, Reverse<String>) {
     }
     // Lower pre-release numbers rank lower: v1beta2 before v1beta1.
     (tier, major, minor, Reverse(String::new()))
+}
+
+/// Conversion `None` between versions: only `apiVersion` changes, which the
+/// kind's storage edges do. Set when older storage versions may still hold
+/// objects, so that no stored bytes are served as they are.
+struct ApiVersionOnly;
+
+impl Conversion for ApiVersionOnly {
+    fn served_to_storage(&self, served: Value) -> Value {
+        served
+    }
+
+    fn storage_to_served(&self, stored: Value) -> Value {
+        stored
+    }
 }
 
 /// How objects of one CRD version are prepared and checked.
@@ -226,6 +241,12 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
             eviction: false,
         };
         spec.storage.api_version = format!("{group}/{storage_version}");
+        if strings(crd, "/status/storedVersions")
+            .iter()
+            .any(|v| *v != storage_version)
+        {
+            spec.storage.conversion = Some(Arc::new(ApiVersionOnly));
+        }
         spec.tracks_generation = true;
         spec.origin = Origin::Crd(crd_name.clone());
         kinds.push(spec);
