@@ -15,9 +15,10 @@ use crate::http::{self, AppState, health::Health};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
-const HOOKS: [&str; 3] = [
+const HOOKS: [&str; 4] = [
     "bootstrap-namespaces",
     "start-namespace-controller",
+    "start-garbage-collector",
     "start-compaction",
 ];
 
@@ -65,6 +66,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("bootstrap-namespaces");
     let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
     health.hook_done("start-namespace-controller");
+    let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
+    health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
 
@@ -87,6 +90,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         let _ = s.await;
     }
     let _ = namespace_controller.await;
+    let _ = garbage_collector.await;
     let _ = compactor.await;
     storage.close();
     tracing::info!("stopped");
