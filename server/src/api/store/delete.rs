@@ -301,3 +301,138 @@ pub fn success_status(kind: &KindSpec, obj: &Value) -> Value {
     }
     json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": Value::Object(details)})
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::api::kind::Strategy;
+    use crate::api::schema::Schema;
+
+    struct Graceful;
+    impl Strategy for Graceful {
+        fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+            Some(30)
+        }
+    }
+
+    fn pods() -> KindSpec {
+        KindSpec {
+            strategy: Arc::new(Graceful),
+            ..KindSpec::new("", "v1", "Pod", "pods", true, Schema::default())
+        }
+    }
+
+    fn widgets() -> KindSpec {
+        KindSpec::new("", "v1", "Widget", "widgets", true, Schema::default())
+    }
+
+    fn events() -> KindSpec {
+        KindSpec::new("", "v1", "Event", "events", true, Schema::default())
+    }
+
+    fn now() -> SystemTime {
+        time::parse_rfc3339("2024-05-01T10:00:00Z").expect("time")
+    }
+
+    fn policy(p: &str) -> DeleteOptions {
+        DeleteOptions {
+            propagation_policy: Some(p.into()),
+            ..DeleteOptions::default()
+        }
+    }
+
+    fn updated(plan: Plan) -> Value {
+        match plan {
+            Plan::Update(v) => v,
+            Plan::Unchanged => panic!("unchanged"),
+            Plan::Remove => panic!("removed"),
+        }
+    }
+
+    #[test]
+    fn graceful_kinds_wait_for_their_grace_period() {
+        let obj = json!({"metadata": {"name": "p"}});
+        let first = updated(plan(&pods(), &obj, &DeleteOptions::default(), now()).expect("plan"));
+        assert_eq!(
+            first["metadata"]["deletionTimestamp"],
+            "2024-05-01T10:00:30Z"
+        );
+        assert_eq!(first["metadata"]["deletionGracePeriodSeconds"], 30);
+        let longer = DeleteOptions {
+            grace_period_seconds: Some(60),
+            ..DeleteOptions::default()
+        };
+        assert!(matches!(
+            plan(&pods(), &first, &longer, now()),
+            Ok(Plan::Unchanged)
+        ));
+        let now_please = DeleteOptions {
+            grace_period_seconds: Some(0),
+            ..DeleteOptions::default()
+        };
+        assert!(matches!(
+            plan(&pods(), &first, &now_please, now()),
+            Ok(Plan::Remove)
+        ));
+        assert!(matches!(
+            plan(&pods(), &obj, &now_please, now()),
+            Ok(Plan::Remove)
+        ));
+        // Finalizers keep the object once its grace period is over.
+        let held = json!({"metadata": {"name": "p", "finalizers": ["x"]}});
+        let kept = updated(plan(&pods(), &held, &now_please, now()).expect("plan"));
+        assert_eq!(kept["metadata"]["deletionGracePeriodSeconds"], 0);
+        assert_eq!(
+            kept["metadata"]["deletionTimestamp"],
+            "2024-05-01T10:00:00Z"
+        );
+        // Kinds without a default ignore gracePeriodSeconds.
+        let later = DeleteOptions {
+            grace_period_seconds: Some(30),
+            ..DeleteOptions::default()
+        };
+        assert!(matches!(
+            plan(&widgets(), &obj, &later, now()),
+            Ok(Plan::Remove)
+        ));
+    }
+
+    #[test]
+    fn propagation_policies_set_the_collector_finalizers() {
+        let obj = json!({"metadata": {"name": "w", "finalizers": ["x"]}});
+        let fg = updated(plan(&widgets(), &obj, &policy("Foreground"), now()).expect("plan"));
+        assert_eq!(
+            fg["metadata"]["finalizers"],
+            json!(["x", "foregroundDeletion"])
+        );
+        // A later delete keeps the policy unless it names another one.
+        assert!(matches!(
+            plan(&widgets(), &fg, &DeleteOptions::default(), now()),
+            Ok(Plan::Unchanged)
+        ));
+        let orphan = updated(plan(&widgets(), &fg, &policy("Orphan"), now()).expect("plan"));
+        assert_eq!(orphan["metadata"]["finalizers"], json!(["x", "orphan"]));
+        let flag = DeleteOptions {
+            orphan_dependents: Some(false),
+            ..DeleteOptions::default()
+        };
+        let background = updated(plan(&widgets(), &orphan, &flag, now()).expect("plan"));
+        assert_eq!(background["metadata"]["finalizers"], json!(["x"]));
+
+        let plain = json!({"metadata": {"name": "w"}});
+        assert!(matches!(
+            plan(&widgets(), &plain, &policy("Background"), now()),
+            Ok(Plan::Remove)
+        ));
+        let held = updated(plan(&widgets(), &plain, &policy("Orphan"), now()).expect("plan"));
+        assert_eq!(held["metadata"]["finalizers"], json!(["orphan"]));
+        assert_eq!(held["metadata"]["deletionGracePeriodSeconds"], 0);
+        // Events never wait for their dependents.
+        assert!(matches!(
+            plan(&events(), &plain, &policy("Foreground"), now()),
+            Ok(Plan::Remove)
+        ));
+    }
+}
