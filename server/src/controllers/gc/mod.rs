@@ -18,7 +18,7 @@ use bytes::Bytes;
 
 use crate::api::store::Store;
 use crate::http::AppState;
-use crate::storage::{EventKind, KeyRange, RangeOptions, Revision};
+use crate::storage::{EventKind, KeyRange, RangeOptions, Revision, StorageError, Watch};
 use graph::{Graph, Work};
 
 /// The whole store: every collection's keys start here.
@@ -148,33 +148,35 @@ pub async fn run(state: Arc<AppState>) {
         let Ok(mut watch) = store.storage.watch(KeyRange::prefix(REGISTRY), from) else {
             return;
         };
-        loop {
+        let mut seen = from;
+        'watching: loop {
             collector.work(store).await;
             // Take what is already queued before looking at the objects again.
-            let mut lost = false;
             while let Some(ready) = watch.try_next() {
                 match ready {
-                    Ok(event) => collector.observe(&event),
-                    Err(e) => {
-                        tracing::info!(error = %e, "garbage collector watch lost; rescanning");
-                        lost = true;
-                        break;
+                    Ok(event) => {
+                        seen = event.revision;
+                        collector.observe(&event);
                     }
+                    Err(e) => match resume(store, &e, seen) {
+                        Some(resumed) => watch = resumed,
+                        None => break 'watching,
+                    },
                 }
-            }
-            if lost {
-                break;
             }
             if !collector.queue.is_empty() {
                 continue;
             }
             tokio::select! {
                 event = watch.next() => match event {
-                    Some(Ok(event)) => collector.observe(&event),
-                    Some(Err(e)) => {
-                        tracing::info!(error = %e, "garbage collector watch lost; rescanning");
-                        break;
+                    Some(Ok(event)) => {
+                        seen = event.revision;
+                        collector.observe(&event);
                     }
+                    Some(Err(e)) => match resume(store, &e, seen) {
+                        Some(resumed) => watch = resumed,
+                        None => break 'watching,
+                    },
                     None => return,
                 },
                 () = tokio::time::sleep(collector.idle_for()) => {}
@@ -182,4 +184,17 @@ pub async fn run(state: Arc<AppState>) {
             }
         }
     }
+}
+
+/// After a watch ends with an error: a watch that lagged behind resumes
+/// after the last event seen (from retained history); anything else
+/// (compaction) needs a fresh scan (`None`).
+fn resume(store: &Store, error: &StorageError, seen: Revision) -> Option<Watch> {
+    if matches!(error, StorageError::Lagged { .. })
+        && let Ok(watch) = store.storage.watch(KeyRange::prefix(REGISTRY), seen)
+    {
+        return Some(watch);
+    }
+    tracing::info!(error = %error, "garbage collector watch lost; rescanning");
+    None
 }
