@@ -15,10 +15,11 @@ use crate::http::{self, AppState, health::Health};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
-const HOOKS: [&str; 4] = [
+const HOOKS: [&str; 5] = [
     "bootstrap-namespaces",
     "start-namespace-controller",
     "start-apiextensions-controllers",
+    "start-garbage-collector",
     "start-compaction",
 ];
 
@@ -70,6 +71,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     controllers::crd::sync(&state.store, &config.api_domain, &mut registered).await;
     let crd_controller = tokio::spawn(controllers::crd::run(Arc::clone(&state)));
     health.hook_done("start-apiextensions-controllers");
+    let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
+    health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
 
@@ -93,6 +96,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     }
     let _ = namespace_controller.await;
     let _ = crd_controller.await;
+    let _ = garbage_collector.await;
     let _ = compactor.await;
     storage.close();
     tracing::info!("stopped");

@@ -288,6 +288,9 @@ pub struct KindSpec {
     pub origin: Origin,
     /// `false` while the defining CRD is being deleted: creates are refused.
     pub accepts_creates: bool,
+    /// Whether deletes honour foreground/orphan propagation (Kubernetes
+    /// declares garbage collection unsupported for Events).
+    pub garbage_collected: bool,
 }
 
 /// The key prefix DESIGN.md gives a collection: `/registry/{resource}/` in
@@ -346,6 +349,7 @@ impl KindSpec {
             tracks_generation: false,
             origin: Origin::BuiltIn,
             accepts_creates: true,
+            garbage_collected: true,
         }
     }
 

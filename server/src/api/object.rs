@@ -42,3 +42,61 @@ pub fn is_terminating(obj: &Value) -> bool {
         .and_then(|m| m.get("deletionTimestamp"))
         .is_some_and(|t| !t.is_null())
 }
+
+/// `metadata.uid`, empty when missing.
+#[must_use]
+pub fn uid(obj: &Value) -> &str {
+    meta_str(obj, "uid").unwrap_or_default()
+}
+
+/// `metadata.finalizers` (non-string entries skipped).
+#[must_use]
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    obj.get("metadata")
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|f| {
+            f.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `metadata.finalizers` holds `finalizer`.
+#[must_use]
+pub fn has_finalizer(obj: &Value, finalizer: &str) -> bool {
+    obj.get("metadata")
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .is_some_and(|f| f.iter().any(|x| x.as_str() == Some(finalizer)))
+}
+
+/// Replaces `metadata.finalizers` (an empty list removes the field, as
+/// Kubernetes omits empty lists).
+pub fn set_finalizers(obj: &mut Value, finalizers: Vec<String>) {
+    let meta = metadata_mut(obj);
+    if finalizers.is_empty() {
+        meta.remove("finalizers");
+    } else {
+        meta.insert("finalizers".into(), Value::from(finalizers));
+    }
+}
+
+/// `metadata.deletionGracePeriodSeconds`.
+#[must_use]
+pub fn deletion_grace_period_seconds(obj: &Value) -> Option<i64> {
+    obj.get("metadata")?
+        .get("deletionGracePeriodSeconds")?
+        .as_i64()
+}
+
+/// `metadata.ownerReferences` (empty when missing).
+#[must_use]
+pub fn owner_references(obj: &Value) -> &[Value] {
+    obj.get("metadata")
+        .and_then(|m| m.get("ownerReferences"))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}

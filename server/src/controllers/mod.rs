@@ -1,6 +1,8 @@
-//! In-process control loops: namespace bootstrap and finalization, and
-//! periodic compaction of the store's history.
+//! In-process control loops: namespace bootstrap and finalization, garbage
+//! collection (owner references, graceful deletion), and periodic
+//! compaction of the store's history.
 
 pub mod compaction;
 pub mod crd;
+pub mod gc;
 pub mod namespace;

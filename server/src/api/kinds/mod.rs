@@ -75,6 +75,7 @@ pub fn builtin(config: &Config) -> Registry {
         field_value: event::field_value,
         allow_create_on_update: true,
         ttl: Some(config.event_ttl),
+        garbage_collected: false,
         columns: vec![
             Column::new(
                 "Last Seen",
@@ -157,6 +158,7 @@ pub fn builtin(config: &Config) -> Registry {
         selectable_fields: own_fields(events_v1::FIELD_SELECTORS),
         allow_create_on_update: true,
         ttl: Some(config.event_ttl),
+        garbage_collected: false,
         storage: StorageBinding {
             conversion: Some(Arc::new(events_v1::EventsV1Conversion)),
             ..core_events.storage.clone()

@@ -5,6 +5,7 @@
 //! the key's mod revision, filled in on the way out).
 
 pub mod delete;
+pub mod grace;
 pub mod read;
 pub mod write;
 

@@ -318,8 +318,15 @@ impl Store {
                 return Err(kind.invalid(name, causes, 422));
             }
             let new = meta::canonical(kind, new);
+            // A graceful deletion still in its grace period is removed by the
+            // collector when it ends, not by an update.
+            let in_grace_period = new
+                .pointer("/metadata/deletionGracePeriodSeconds")
+                .and_then(Value::as_i64)
+                .is_some_and(|g| g > 0);
             let finished = object::is_terminating(&new)
                 && !object::has_finalizers(&new)
+                && !in_grace_period
                 && kind.strategy.ready_to_remove(&new);
             if opts.dry_run {
                 let object = if finished {
