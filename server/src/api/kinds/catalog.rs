@@ -121,6 +121,8 @@ pub fn add_catalog(r: &Registry, config: &Config) {
         selectable_fields: own_fields(pod::FIELD_SELECTORS),
         field_value: pod::field_value,
         columns: pod::columns(),
+        // Kubernetes answers pod and service deletes with the object.
+        return_deleted_object: true,
         subresources: Subresources {
             status: true,
             eviction: true,
@@ -133,6 +135,7 @@ pub fn add_catalog(r: &Registry, config: &Config) {
         categories: names(&["all"]),
         strategy: Arc::new(ServiceStrategy),
         columns: service::columns(),
+        return_deleted_object: true,
         subresources: with_status(),
         ..KindSpec::new("", "v1", "Service", "services", true, service::schema())
     });
