@@ -85,6 +85,8 @@ fn compare(ftx: &FunctionContext, a: &Value, b: &Value) -> Result<Ordering> {
         (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
         (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
         (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (Value::Duration(x), Value::Duration(y)) => Some(x.cmp(y)),
+        (Value::Timestamp(x), Value::Timestamp(y)) => Some(x.cmp(y)),
         _ => None,
     };
     ord.ok_or_else(|| {
@@ -172,6 +174,11 @@ fn list_sum(ftx: &FunctionContext, This(this): This<Value>) -> Result<Value> {
             #[allow(clippy::cast_precision_loss)]
             (Value::Int(a), Value::Float(b)) if *a == 0 => Value::Float(*b),
             (Value::Float(a), Value::Float(b)) => Value::Float(a + b),
+            (Value::Int(0), Value::Duration(d)) => Value::Duration(*d),
+            (Value::Duration(a), Value::Duration(b)) => a
+                .checked_add(b)
+                .map(Value::Duration)
+                .ok_or_else(|| ftx.error("duration overflow"))?,
             (_, other) => {
                 return Err(ftx.error(format!("cannot sum a list of {}", type_name(other))));
             }

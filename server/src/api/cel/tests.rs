@@ -131,6 +131,9 @@ fn list_library() {
         "self.tags.all(t, t.size() == 1)",
         "self.nums.exists(n, n == 2) && self.nums.filter(n, n > 1).size() == 2",
         "'abcab'.indexOf('b') == 1 && 'abcab'.lastIndexOf('b') == 4",
+        "[duration('1s'), duration('2m')].sum() == duration('121s')",
+        "[duration('1s'), duration('2m')].isSorted() && [duration('1h'), duration('1s')].min() == duration('1s')",
+        "timestamp('2026-01-01T00:00:00Z') < timestamp('2026-01-02T00:00:00Z')",
     ] {
         assert!(holds(expr, spec.clone()), "{expr}");
     }
