@@ -357,7 +357,7 @@ impl KindSpec {
     /// bytes can be served as they are.
     #[must_use]
     pub fn stores_served_form(&self) -> bool {
-        self.storage.conversion.is_none() && self.storage.api_version == self.api_version()
+        self.storage.conversion.is_none() && self.is_api_version(&self.storage.api_version)
     }
 
     /// A served object (validated, canonical) in its stored form.
@@ -394,6 +394,19 @@ impl KindSpec {
             o.insert("apiVersion".into(), Value::from(self.api_version()));
         }
         served
+    }
+
+    /// Whether `api_version` names this kind's group/version (without the
+    /// allocation `api_version()` makes: this runs per served object).
+    #[must_use]
+    pub fn is_api_version(&self, api_version: &str) -> bool {
+        if self.group.is_empty() {
+            return api_version == self.version;
+        }
+        api_version
+            .strip_prefix(self.group.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            == Some(self.version.as_str())
     }
 
     /// `v1` for the core group, else `group/version`.

@@ -13,17 +13,18 @@ use crate::api::kind::{KindSpec, Origin};
 #[derive(Default)]
 pub struct Kinds {
     list: Vec<Arc<KindSpec>>,
-    by_path: HashMap<(String, String, String), usize>,
+    /// Indexes into `list` by resource name (a few versions/groups each), so
+    /// a request's lookup allocates nothing.
+    by_resource: HashMap<String, Vec<usize>>,
 }
 
 impl Kinds {
     fn from_list(list: Vec<Arc<KindSpec>>) -> Kinds {
-        let by_path = list
-            .iter()
-            .enumerate()
-            .map(|(i, k)| ((k.group.clone(), k.version.clone(), k.resource.clone()), i))
-            .collect();
-        Kinds { list, by_path }
+        let mut by_resource: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, k) in list.iter().enumerate() {
+            by_resource.entry(k.resource.clone()).or_default().push(i);
+        }
+        Kinds { list, by_resource }
     }
 
     /// Every kind, in registration order.
@@ -84,9 +85,12 @@ impl Registry {
     pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<Arc<KindSpec>> {
         let kinds = self.current.read();
         kinds
-            .by_path
-            .get(&(group.to_string(), version.to_string(), resource.to_string()))
-            .map(|&i| Arc::clone(&kinds.list[i]))
+            .by_resource
+            .get(resource)?
+            .iter()
+            .map(|&i| &kinds.list[i])
+            .find(|k| k.group == group && k.version == version)
+            .map(Arc::clone)
     }
 
     /// Kinds of one group/version, in registration order.
