@@ -229,3 +229,13 @@ pub fn event(name: &str, reason: &str) -> Value {
         "lastTimestamp": "2024-05-01T10:00:00Z",
     })
 }
+
+/// Polls `done` until it holds; fails the test naming `what` after 20 s.
+/// For eventual states (a controller's work), not for timing assertions.
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}

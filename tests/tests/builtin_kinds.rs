@@ -3,18 +3,8 @@
 //! them, Secrets' stringData, immutable ConfigMaps, pod defaults and spec
 //! immutability, Service defaults, RBAC roleRef, Leases in their group.
 
-use std::time::{Duration, Instant};
-
-use cairn_tests::Server;
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
 

@@ -2,20 +2,10 @@
 //! discovery, schema errors, pruning, defaults, multi-version serving,
 //! `/status` and `/scale`, name conflicts, and deletion of instances.
 
-use std::time::{Duration, Instant};
-
-use cairn_tests::Server;
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
 const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
 
 fn server() -> Server {
     Server::start(&["--api-domain", "k8s.io"])

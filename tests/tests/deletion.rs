@@ -3,20 +3,12 @@
 //! ownerReferences (Events and Namespaces as owners and dependents),
 //! DeleteOptions errors and preconditions, deletecollection, dry runs.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use cairn_tests::{Server, event};
+use cairn_tests::{Server, event, wait_until};
 use serde_json::{Value, json};
 
 const EVENTS: &str = "/api/v1/namespaces/default/events";
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 fn owner_ref(kind: &str, obj: &Value, block: bool) -> Value {
     json!({

@@ -4,18 +4,8 @@
 //! without a sample object here fails the suite, so new kinds cannot skip it.
 //! Also: events.k8s.io/v1 and core/v1 Events are one stored object.
 
-use std::time::{Duration, Instant};
-
-use cairn_tests::Server;
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
 
 /// A valid object of each served resource (`group/resource`, core group
 /// without the slash), named `name`.

@@ -3,18 +3,10 @@
 //! SIGTERM, Event TTL, and flag errors.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use cairn_tests::{Server, binary, event};
+use cairn_tests::{Server, binary, event, wait_until};
 use serde_json::json;
-
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
 
 #[test]
 fn namespace_lifecycle() {
