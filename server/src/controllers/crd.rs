@@ -12,8 +12,7 @@ use crate::api::error::ApiError;
 use crate::api::kind::{KindSpec, Origin};
 use crate::api::kinds::custom_resource::kinds_for_crd;
 use crate::api::object;
-use crate::api::store::write::Mutation;
-use crate::api::store::{DeleteOptions, ListOptions, Store, Subresource, WriteOptions};
+use crate::api::store::{DeleteOptions, ListOptions, Store, Subresource};
 use crate::http::AppState;
 use crate::storage::KeyRange;
 use crate::util::time;
@@ -129,14 +128,6 @@ fn desired_status(crd: &Value, conflict: Option<&str>) -> Value {
     json!({"conditions": conditions, "acceptedNames": accepted, "storedVersions": stored})
 }
 
-fn system_status_write() -> WriteOptions {
-    WriteOptions {
-        system: true,
-        subresource: Some(Subresource::Status),
-        ..WriteOptions::default()
-    }
-}
-
 async fn write_status(
     store: &Store,
     kind: &Arc<KindSpec>,
@@ -148,17 +139,10 @@ async fn write_status(
     }
     let name = object::name(crd).to_string();
     store
-        .guaranteed_update(kind, None, &name, &system_status_write(), |current| {
-            let mut next = current.clone();
+        .system_edit(kind, None, &name, Some(Subresource::Status), |next| {
             next["status"] = status.clone();
-            Ok(Mutation {
-                object: next,
-                precondition: None,
-                warnings: Vec::new(),
-            })
         })
         .await
-        .map(|_| ())
 }
 
 /// Deletes a terminating CRD's instances, then its finalizer. Returns
@@ -190,28 +174,15 @@ async fn clean_up(
         }
     }
     let name = object::name(crd).to_string();
-    let opts = WriteOptions {
-        system: true,
-        ..WriteOptions::default()
-    };
-    let result = store
-        .guaranteed_update(kind, None, &name, &opts, |current| {
-            let mut next = current.clone();
-            let meta = object::metadata_mut(&mut next);
+    store
+        .system_edit(kind, None, &name, None, |next| {
+            let meta = object::metadata_mut(next);
             if let Some(list) = meta.get_mut("finalizers").and_then(Value::as_array_mut) {
                 list.retain(|f| f.as_str() != Some(finalizer.as_str()));
             }
-            Ok(Mutation {
-                object: next,
-                precondition: None,
-                warnings: Vec::new(),
-            })
         })
-        .await;
-    match result {
-        Ok(_) | Err(ApiError::NotFound { .. }) => Ok(false),
-        Err(e) => Err(e),
-    }
+        .await?;
+    Ok(false)
 }
 
 /// The generation of each CRD whose kinds are registered, so unchanged CRDs

@@ -79,29 +79,16 @@ async fn finalize(store: &Store, ns: &Value) -> Result<bool, ApiError> {
         .lookup("", "v1", "namespaces")
         .expect("namespaces are built in")
         .clone();
-    let opts = WriteOptions {
-        system: true,
-        ..WriteOptions::default()
-    };
-    let result = store
-        .guaranteed_update(&kind, None, &name, &opts, |current| {
-            let mut next = current.clone();
-            let kept: Vec<String> = spec_finalizers(current)
+    store
+        .system_edit(&kind, None, &name, None, |next| {
+            let kept: Vec<String> = spec_finalizers(next)
                 .into_iter()
                 .filter(|f| f != FINALIZER)
                 .collect();
             next["spec"]["finalizers"] = json!(kept);
-            Ok(crate::api::store::write::Mutation {
-                object: next,
-                precondition: None,
-                warnings: Vec::new(),
-            })
         })
-        .await;
-    match result {
-        Ok(_) | Err(ApiError::NotFound { .. }) => Ok(false),
-        Err(e) => Err(e),
-    }
+        .await?;
+    Ok(false)
 }
 
 /// Finalizes every terminating namespace; returns whether to look again soon.

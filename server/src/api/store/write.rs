@@ -430,6 +430,40 @@ fn generation_changes(kind: &KindSpec, new: &Value, old: &Value) -> bool {
     strip(new) != strip(old)
 }
 
+impl Store {
+    /// An in-process controller's change to the latest object (the kind's
+    /// update hooks skipped, races retried); a missing object is no error.
+    pub async fn system_edit(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
+        name: &str,
+        subresource: Option<Subresource>,
+        change: impl Fn(&mut Value) + Send + Sync,
+    ) -> Result<(), ApiError> {
+        let opts = WriteOptions {
+            system: true,
+            subresource,
+            ..WriteOptions::default()
+        };
+        let result = self
+            .guaranteed_update(kind, ns, name, &opts, |current| {
+                let mut next = current.clone();
+                change(&mut next);
+                Ok(Mutation {
+                    object: next,
+                    precondition: None,
+                    warnings: Vec::new(),
+                })
+            })
+            .await;
+        match result {
+            Ok(_) | Err(ApiError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 fn with_rv_str(mut obj: Value, rv: &str) -> Value {
     object::metadata_mut(&mut obj).insert("resourceVersion".into(), json!(rv));
     obj

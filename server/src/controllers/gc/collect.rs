@@ -17,8 +17,7 @@ use serde_json::Value;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::store::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
-use crate::api::store::write::Mutation;
-use crate::api::store::{DeleteOptions, Store, WriteOptions, storage_error};
+use crate::api::store::{DeleteOptions, Store, storage_error};
 use crate::api::{keys, object};
 use crate::controllers::gc::graph::Graph;
 
@@ -132,31 +131,9 @@ async fn edit(
     at: &Located,
     change: impl Fn(&mut Value) + Send + Sync,
 ) -> Result<(), ApiError> {
-    let opts = WriteOptions {
-        system: true,
-        ..WriteOptions::default()
-    };
-    let result = store
-        .guaranteed_update(
-            &at.kind,
-            at.namespace.as_deref(),
-            &at.name,
-            &opts,
-            |current| {
-                let mut next = current.clone();
-                change(&mut next);
-                Ok(Mutation {
-                    object: next,
-                    precondition: None,
-                    warnings: Vec::new(),
-                })
-            },
-        )
-        .await;
-    match result {
-        Ok(_) | Err(ApiError::NotFound { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
+    store
+        .system_edit(&at.kind, at.namespace.as_deref(), &at.name, None, change)
+        .await
 }
 
 fn drop_finalizer(obj: &mut Value, finalizer: &str) {
