@@ -100,3 +100,25 @@ pub fn owner_references(obj: &Value) -> &[Value] {
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
+
+/// The string at a JSON pointer (`/spec/group`), `""` when absent.
+#[must_use]
+pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
+    obj.pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// The strings of the list at a JSON pointer (non-strings skipped).
+#[must_use]
+pub fn strings_at(obj: &Value, pointer: &str) -> Vec<String> {
+    obj.pointer(pointer)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::api::error::ApiError;
 use crate::api::kind::{KindSpec, Origin};
+use crate::api::kinds::crd::cleanup_finalizer;
 use crate::api::kinds::custom_resource::kinds_for_crd;
 use crate::api::object;
 use crate::api::store::{DeleteOptions, ListOptions, Store, Subresource};
@@ -27,12 +28,6 @@ fn crd_kind(store: &Store, domain: &str) -> Arc<KindSpec> {
             "customresourcedefinitions",
         )
         .expect("CRDs are built in")
-}
-
-/// The finalizer a CRD carries while its instances are being removed (set by
-/// its strategy's `on_delete`).
-fn cleanup_finalizer(domain: &str) -> String {
-    format!("customresourcecleanup.apiextensions.{domain}")
 }
 
 fn names_of(crd: &Value) -> Vec<String> {

@@ -30,13 +30,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::schema::{unknown_fields, validate};
+    use crate::api::schema::unknown_fields;
 
     fn errors(obj: &Value) -> Vec<String> {
-        validate(&schema(), obj)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        crate::api::kinds::schema_errors(&schema(), obj)
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::api::kind::NameRule;
 use crate::api::kind::{DeleteAction, Strategy};
 use crate::api::kinds::custom_resource;
 use crate::api::meta::{is_subdomain, name_problem};
-use crate::api::object;
+use crate::api::object::{self, str_at, strings_at};
 use crate::api::schema::Schema;
 use crate::util::time;
 
@@ -114,6 +114,12 @@ pub fn schema() -> Schema {
     )
 }
 
+/// The finalizer a deleted CRD carries while its objects are removed.
+#[must_use]
+pub fn cleanup_finalizer(domain: &str) -> String {
+    format!("customresourcecleanup.apiextensions.{domain}")
+}
+
 /// Validation and defaults of CRDs; deletion waits on `finalizer` (the
 /// CRD controller's) while instances are removed.
 pub struct CrdStrategy {
@@ -189,21 +195,18 @@ impl Strategy for CrdStrategy {
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<Cause> {
         let mut causes = validate_crd(new);
         if new.pointer("/spec/scope") != old.pointer("/spec/scope") {
-            let scope = new
-                .pointer("/spec/scope")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let scope = str_at(new, "/spec/scope");
             causes.push(Cause::invalid("spec.scope", scope, "field is immutable"));
         }
         // A version that still holds stored objects cannot disappear.
-        let stored: Vec<&str> = old
-            .pointer("/status/storedVersions")
+        let stored = strings_at(old, "/status/storedVersions");
+        let versions: Vec<&str> = new
+            .pointer("/spec/versions")
             .and_then(Value::as_array)
-            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .map(|vs| vs.iter().map(|v| str_at(v, "/name")).collect())
             .unwrap_or_default();
-        let versions = version_names(new);
-        for s in stored {
-            if !versions.iter().any(|v| v == s) {
+        for s in &stored {
+            if !versions.contains(&s.as_str()) {
                 causes.push(Cause::invalid(
                     "status.storedVersions[0]",
                     s,
@@ -215,30 +218,12 @@ impl Strategy for CrdStrategy {
     }
 }
 
-fn version_names(obj: &Value) -> Vec<String> {
-    obj.pointer("/spec/versions")
-        .and_then(Value::as_array)
-        .map(|vs| {
-            vs.iter()
-                .filter_map(|v| v.get("name").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn text<'a>(obj: &'a Value, pointer: &str) -> &'a str {
-    obj.pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
 /// Kubernetes' CRD validation (the parts cairn serves).
 fn validate_crd(obj: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
-    let group = text(obj, "/spec/group");
-    let plural = text(obj, "/spec/names/plural");
-    let name = text(obj, "/metadata/name");
+    let group = str_at(obj, "/spec/group");
+    let plural = str_at(obj, "/spec/names/plural");
+    let name = str_at(obj, "/metadata/name");
     if name != format!("{plural}.{group}") {
         causes.push(Cause::invalid(
             "metadata.name",
@@ -261,7 +246,7 @@ fn validate_crd(obj: &Value) -> Vec<Cause> {
             &name_problem(group, NameRule::Subdomain).unwrap_or_default(),
         ));
     }
-    match text(obj, "/spec/scope") {
+    match str_at(obj, "/spec/scope") {
         "Namespaced" | "Cluster" => {}
         other => causes.push(Cause::new(
             "FieldValueNotSupported",
@@ -275,7 +260,7 @@ fn validate_crd(obj: &Value) -> Vec<Cause> {
         ("kind", true),
         ("listKind", false),
     ] {
-        let value = text(obj, &format!("/spec/names/{field}"));
+        let value = str_at(obj, &format!("/spec/names/{field}"));
         let path = format!("spec.names.{field}");
         if value.is_empty() {
             if required {
@@ -306,7 +291,7 @@ fn validate_crd(obj: &Value) -> Vec<Cause> {
             }
         }
     }
-    match text(obj, "/spec/conversion/strategy") {
+    match str_at(obj, "/spec/conversion/strategy") {
         "" | "None" => {}
         "Webhook" => causes.push(Cause::invalid(
             "spec.conversion.strategy",

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::api::error::Cause;
 use crate::api::kind::{Column, Conversion, KindSpec, Origin, ScalePaths, Strategy, Subresources};
+use crate::api::object::{str_at, strings_at};
 use crate::api::schema::{self, Schema};
 
 /// `.spec.replicas` → `["spec", "replicas"]`; `None` unless a simple path.
@@ -98,24 +99,6 @@ fn rule_causes(schema: &Schema, new: &Value, old: Option<&Value>) -> Vec<Cause> 
         .collect()
 }
 
-fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
-fn strings(v: &Value, pointer: &str) -> Vec<String> {
-    v.pointer(pointer)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The schema a version's objects are checked against: the CRD's, with
 /// `apiVersion`, `kind` and the standard `metadata` always declared.
 fn object_schema(doc: &Value) -> Result<Schema, String> {
@@ -153,17 +136,17 @@ fn columns(version: &Value) -> Vec<Column> {
     let mut out = vec![Column::defaults().remove(0)];
     for c in &declared {
         let mut col = Column::new(
-            text(c, "/name"),
-            text(c, "/type"),
+            str_at(c, "/name"),
+            str_at(c, "/type"),
             c.get("priority")
                 .and_then(Value::as_i64)
                 .unwrap_or(0)
                 .try_into()
                 .unwrap_or(0),
-            text(c, "/jsonPath"),
-            text(c, "/description"),
+            str_at(c, "/jsonPath"),
+            str_at(c, "/description"),
         );
-        col.format = text(c, "/format").to_string();
+        col.format = str_at(c, "/format").to_string();
         out.push(col);
     }
     out
@@ -171,11 +154,11 @@ fn columns(version: &Value) -> Vec<Column> {
 
 /// The kinds a CRD serves, highest-priority version first.
 pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
-    let crd_name = text(crd, "/metadata/name").to_string();
-    let group = text(crd, "/spec/group");
-    let plural = text(crd, "/spec/names/plural");
-    let kind_name = text(crd, "/spec/names/kind");
-    let namespaced = text(crd, "/spec/scope") == "Namespaced";
+    let crd_name = str_at(crd, "/metadata/name").to_string();
+    let group = str_at(crd, "/spec/group");
+    let plural = str_at(crd, "/spec/names/plural");
+    let kind_name = str_at(crd, "/spec/names/kind");
+    let namespaced = str_at(crd, "/spec/scope") == "Namespaced";
     let versions = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
@@ -184,14 +167,14 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
     let storage_version = versions
         .iter()
         .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
-        .map(|v| text(v, "/name").to_string())
+        .map(|v| str_at(v, "/name").to_string())
         .ok_or("no storage version")?;
     let mut kinds = Vec::new();
     for v in versions
         .iter()
         .filter(|v| v.get("served").and_then(Value::as_bool) == Some(true))
     {
-        let version = text(v, "/name");
+        let version = str_at(v, "/name");
         let schema = object_schema(v.pointer("/schema/openAPIV3Schema").unwrap_or(&Value::Null))?;
         let status_subresource = v
             .pointer("/subresources/status")
@@ -200,8 +183,8 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
             .pointer("/subresources/scale")
             .filter(|s| s.is_object())
             .map(|s| ScalePaths {
-                spec_replicas: text(s, "/specReplicasPath").to_string(),
-                status_replicas: text(s, "/statusReplicasPath").to_string(),
+                spec_replicas: str_at(s, "/specReplicasPath").to_string(),
+                status_replicas: str_at(s, "/statusReplicasPath").to_string(),
                 label_selector: s
                     .get("labelSelectorPath")
                     .and_then(Value::as_str)
@@ -215,10 +198,10 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
             namespaced,
             schema.clone(),
         );
-        spec.list_kind = text(crd, "/spec/names/listKind").to_string();
-        spec.singular = text(crd, "/spec/names/singular").to_string();
-        spec.short_names = strings(crd, "/spec/names/shortNames");
-        spec.categories = strings(crd, "/spec/names/categories");
+        spec.list_kind = str_at(crd, "/spec/names/listKind").to_string();
+        spec.singular = str_at(crd, "/spec/names/singular").to_string();
+        spec.short_names = strings_at(crd, "/spec/names/shortNames");
+        spec.categories = strings_at(crd, "/spec/names/categories");
         spec.strategy = Arc::new(CustomResourceStrategy {
             schema,
             status_subresource,
@@ -241,7 +224,7 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
             eviction: false,
         };
         spec.storage.api_version = format!("{group}/{storage_version}");
-        if strings(crd, "/status/storedVersions")
+        if strings_at(crd, "/status/storedVersions")
             .iter()
             .any(|v| *v != storage_version)
         {

@@ -55,13 +55,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::schema::{normalize, unknown_fields, validate};
+    use crate::api::schema::{normalize, unknown_fields};
 
     fn errors(obj: &Value) -> Vec<String> {
-        validate(&schema(), obj)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        crate::api::kinds::schema_errors(&schema(), obj)
     }
 
     /// A leader-election lease as client-go's leaderelection writes it.

@@ -32,6 +32,18 @@ pub mod service_account;
 pub mod service_strategy;
 pub mod service_table;
 
+/// The schema's validation messages for an object, as kind tests compare them.
+#[cfg(test)]
+pub(crate) fn schema_errors(
+    schema: &crate::api::schema::Schema,
+    obj: &serde_json::Value,
+) -> Vec<String> {
+    crate::api::schema::validate(schema, obj)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 use std::sync::Arc;
 
 use crate::api::kind::{Column, KindSpec, StorageBinding, Subresources};
@@ -177,7 +189,7 @@ pub fn builtin(config: &Config) -> Registry {
         short_names: names(&["crd", "crds"]),
         categories: names(&["api-extensions"]),
         strategy: Arc::new(crd::CrdStrategy {
-            finalizer: format!("customresourcecleanup.apiextensions.{}", config.api_domain),
+            finalizer: crd::cleanup_finalizer(&config.api_domain),
         }),
         return_deleted_object: true,
         subresources: Subresources {

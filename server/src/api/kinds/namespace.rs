@@ -39,10 +39,7 @@ mod tests {
     use crate::api::schema::{unknown_fields, validate};
 
     fn errors(obj: &Value) -> Vec<String> {
-        validate(&schema(), obj)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        crate::api::kinds::schema_errors(&schema(), obj)
     }
 
     #[test]

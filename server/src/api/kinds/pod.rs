@@ -209,13 +209,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::api::schema::{prune, unknown_fields, validate};
+    use crate::api::schema::{prune, unknown_fields};
 
     fn errors(obj: &Value) -> Vec<String> {
-        validate(&schema(), obj)
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        crate::api::kinds::schema_errors(&schema(), obj)
     }
 
     /// `kubectl run web --image=nginx:1.27 --port=80 --env=MODE=fast -o json`,
