@@ -31,16 +31,13 @@ fn crd_kind(store: &Store, domain: &str) -> Arc<KindSpec> {
 }
 
 fn names_of(crd: &Value) -> Vec<String> {
-    let names = crd.pointer("/spec/names").cloned().unwrap_or_default();
     let mut out: Vec<String> = ["plural", "singular", "kind", "listKind"]
         .iter()
-        .filter_map(|f| names.get(*f).and_then(Value::as_str))
+        .map(|f| object::str_at(crd, &format!("/spec/names/{f}")))
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .collect();
-    if let Some(shorts) = names.get("shortNames").and_then(Value::as_array) {
-        out.extend(shorts.iter().filter_map(Value::as_str).map(str::to_string));
-    }
+    out.extend(object::strings_at(crd, "/spec/names/shortNames"));
     out
 }
 

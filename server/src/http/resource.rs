@@ -25,7 +25,7 @@ use crate::http::{AppState, auth};
 use crate::http::{subresource, watch};
 use http_body_util::BodyExt;
 
-fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
+pub(crate) fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 

@@ -19,7 +19,7 @@ use crate::http::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::Query;
-use crate::http::resource::with_delete_body;
+use crate::http::resource::{header_str, with_delete_body};
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 
@@ -34,11 +34,7 @@ pub async fn serve(
 ) -> Result<Response<Body>, ApiError> {
     let name = info.name.as_deref().ok_or(ApiError::PathNotFound)?;
     let ns = info.namespace.as_deref();
-    let content_type = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
     let not_allowed = |m: &Method| ApiError::MethodNotAllowed {
         action: m.as_str().into(),
         resource: format!(
