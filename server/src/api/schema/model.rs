@@ -81,6 +81,13 @@ pub struct Schema {
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-map-type`: `granular` or `atomic` (server-side apply).
     pub map_type: Option<String>,
+    /// `x-kubernetes-patch-strategy` of built-in kinds' Go types: `merge`,
+    /// `replace`, `retainKeys` or `merge,retainKeys` (strategic merge patch;
+    /// server-side apply reads `merge` as a map list keyed by
+    /// `patch_merge_key` when `list_type` is unset).
+    pub patch_strategy: Option<String>,
+    /// `x-kubernetes-patch-merge-key`: the element field lists merge by.
+    pub patch_merge_key: Option<String>,
     /// Set on Kubernetes `Time` / `MicroTime` fields: how they are written
     /// back (see `normalize`).
     pub time_precision: Option<TimePrecision>,
@@ -377,6 +384,23 @@ impl Schema {
     #[must_use]
     pub fn atomic_map(mut self) -> Schema {
         self.map_type = Some("atomic".into());
+        self
+    }
+
+    /// `patchStrategy=merge` with `patchMergeKey=key` (Kubernetes' Go struct
+    /// tags on lists of built-in kinds).
+    #[must_use]
+    pub fn merge_by(mut self, key: &str) -> Schema {
+        self.patch_strategy = Some("merge".into());
+        self.patch_merge_key = Some(key.to_owned());
+        self
+    }
+
+    /// A patch strategy without a merge key (`merge` for scalar lists,
+    /// `retainKeys`, `replace`).
+    #[must_use]
+    pub fn patch_strategy(mut self, strategy: &str) -> Schema {
+        self.patch_strategy = Some(strategy.to_owned());
         self
     }
 
