@@ -7,6 +7,7 @@
 //! `$CAIRN_APISERVER_BIN`.
 
 pub mod client;
+pub mod clients;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use client::{Response, WatchStream};
+pub use clients::{kubectl, kubectl_present, python};
 use serde_json::Value;
 
 /// The server binary under test.

@@ -5,18 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use cairn_tests::Server;
-
-fn python() -> Option<PathBuf> {
-    let candidate = std::env::var("CAIRN_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python"));
-    let ok = Command::new(&candidate)
-        .args(["-c", "import kubernetes"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    ok.then_some(candidate)
-}
+use cairn_tests::{Server, kubectl, kubectl_present, python};
 
 /// Runs one script of `tests/python` against a server started with `args`.
 fn run_python_script(script: &str, args: &[&str]) {
@@ -53,37 +42,6 @@ fn python_kubernetes_client_core_v1() {
 #[test]
 fn python_kubernetes_client_custom_objects_and_core_kinds() {
     run_python_script("kinds.py", &["--api-domain", "k8s.io"]);
-}
-
-fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-    use std::io::Write;
-    let mut cmd = Command::new("kubectl");
-    cmd.arg("--server")
-        .arg(s.url())
-        .args(args)
-        .env("KUBECONFIG", "/dev/null");
-    cmd.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().expect("kubectl");
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(input.as_bytes())
-            .expect("write");
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().expect("kubectl output");
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
 }
 
 #[test]
@@ -148,17 +106,6 @@ fn kubectl_events_and_namespaces() {
     assert!(ok && out.contains("namespace \"kc\" deleted"), "{out}");
     let (ok, out) = kubectl(&s, &["get", "namespace", "kc"], None);
     assert!(!ok && out.contains("NotFound"), "{out}");
-}
-
-fn kubectl_present() -> bool {
-    let present = Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok();
-    if !present {
-        eprintln!("SKIPPED: kubectl is not on PATH");
-    }
-    present
 }
 
 const CRONTAB_CRD: &str = "apiVersion: apiextensions.k8s.io/v1

@@ -1,0 +1,68 @@
+//! Real clients run as processes: kubectl (against a server, with no
+//! kubeconfig) and the virtualenv's Python with the `kubernetes` client.
+//! Callers skip, with a message, when one is not installed.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::Server;
+
+/// The Python interpreter that has the `kubernetes` client (`$CAIRN_PYTHON`,
+/// else the workspace's `.venv`), if there is one.
+#[must_use]
+pub fn python() -> Option<PathBuf> {
+    let candidate = std::env::var("CAIRN_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python"));
+    let ok = Command::new(&candidate)
+        .args(["-c", "import kubernetes"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    ok.then_some(candidate)
+}
+
+/// Runs kubectl against `s`; returns success and stdout followed by stderr.
+#[must_use]
+pub fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
+    use std::io::Write;
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--server")
+        .arg(s.url())
+        .args(args)
+        .env("KUBECONFIG", "/dev/null");
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("kubectl");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input.as_bytes())
+            .expect("write");
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().expect("kubectl output");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Whether kubectl is on PATH (prints SKIPPED when it is not).
+#[must_use]
+pub fn kubectl_present() -> bool {
+    let present = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok();
+    if !present {
+        eprintln!("SKIPPED: kubectl is not on PATH");
+    }
+    present
+}
