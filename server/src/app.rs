@@ -48,6 +48,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         config: Arc::clone(&config),
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
+        openapi: Default::default(),
     });
 
     let listener = if config.insecure_port == 0 {

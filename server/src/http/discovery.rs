@@ -7,7 +7,7 @@ use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 
-const VERBS: [&str; 8] = [
+pub const VERBS: [&str; 8] = [
     "create",
     "delete",
     "deletecollection",
@@ -35,40 +35,73 @@ fn resource(kind: &KindSpec) -> Value {
     r
 }
 
+/// A subresource a kind serves, as discovery and OpenAPI describe it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subresource {
+    pub name: &'static str,
+    /// The kind read and written there (`Scale`, or the kind itself).
+    pub kind: String,
+    /// The group/version of `kind` when it is not the parent's.
+    pub group_version: Option<(&'static str, &'static str)>,
+    pub verbs: &'static [&'static str],
+}
+
+/// The subresources of a kind.
+#[must_use]
+pub fn subresources(kind: &KindSpec) -> Vec<Subresource> {
+    const READ_WRITE: &[&str] = &["get", "patch", "update"];
+    let mut out = Vec::new();
+    if kind.subresources.status {
+        out.push(Subresource {
+            name: "status",
+            kind: kind.kind.clone(),
+            group_version: None,
+            verbs: READ_WRITE,
+        });
+    }
+    if kind.subresources.scale.is_some() {
+        out.push(Subresource {
+            name: "scale",
+            kind: "Scale".into(),
+            group_version: Some(("autoscaling", "v1")),
+            verbs: READ_WRITE,
+        });
+    }
+    if kind.subresources.eviction {
+        out.push(Subresource {
+            name: "eviction",
+            kind: "Eviction".into(),
+            group_version: Some(("policy", "v1")),
+            verbs: &["create"],
+        });
+    }
+    if kind.group.is_empty() && kind.resource == "namespaces" {
+        out.push(Subresource {
+            name: "finalize",
+            kind: "Namespace".into(),
+            group_version: None,
+            verbs: &["update"],
+        });
+    }
+    out
+}
+
 /// A kind's resource and its subresources, as discovery lists them.
 fn resources_of(kind: &KindSpec) -> Vec<Value> {
     let mut out = vec![resource(kind)];
-    let mut sub =
-        |name: &str, kind_name: &str, group_version: Option<(&str, &str)>, verbs: &[&str]| {
-            let mut r = json!({
-                "name": format!("{}/{name}", kind.resource),
-                "singularName": "",
-                "namespaced": kind.namespaced,
-                "kind": kind_name,
-                "verbs": verbs,
-            });
-            if let Some((g, v)) = group_version {
-                r["group"] = json!(g);
-                r["version"] = json!(v);
-            }
-            out.push(r);
-        };
-    if kind.subresources.status {
-        sub("status", &kind.kind, None, &["get", "patch", "update"]);
-    }
-    if kind.subresources.scale.is_some() {
-        sub(
-            "scale",
-            "Scale",
-            Some(("autoscaling", "v1")),
-            &["get", "patch", "update"],
-        );
-    }
-    if kind.subresources.eviction {
-        sub("eviction", "Eviction", Some(("policy", "v1")), &["create"]);
-    }
-    if kind.group.is_empty() && kind.resource == "namespaces" {
-        sub("finalize", "Namespace", None, &["update"]);
+    for sub in subresources(kind) {
+        let mut r = json!({
+            "name": format!("{}/{}", kind.resource, sub.name),
+            "singularName": "",
+            "namespaced": kind.namespaced,
+            "kind": sub.kind,
+            "verbs": sub.verbs,
+        });
+        if let Some((g, v)) = sub.group_version {
+            r["group"] = json!(g);
+            r["version"] = json!(v);
+        }
+        out.push(r);
     }
     out
 }

@@ -1,12 +1,15 @@
 //! The hyper front end: accept loop, routing, negotiation, and the request
 //! path (authentication and authorization will slot in before dispatch).
 
+pub mod aggregated_discovery;
 pub mod auth;
 pub mod body;
 pub mod discovery;
+pub mod etag;
 pub mod health;
 pub mod list_body;
 pub mod negotiate;
+pub mod openapi;
 pub mod params;
 pub mod resource;
 pub mod respond;
@@ -43,6 +46,8 @@ pub struct AppState {
     pub health: Arc<Health>,
     /// Flips to `true` when the server stops: watches end on it.
     pub shutdown: signal::Receiver<bool>,
+    /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
+    pub openapi: openapi::Documents,
 }
 
 /// Handles one request.
@@ -68,6 +73,17 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
             &query,
             state.store.storage.as_ref(),
         );
+    }
+    if req.method() == Method::GET {
+        let domain = &state.config.api_domain;
+        let registry = &state.store.registry;
+        let published = state
+            .openapi
+            .serve(registry, domain, &path, &query, req.headers())
+            .or_else(|| aggregated_discovery::serve(registry, domain, &route, req.headers()));
+        if let Some(resp) = published {
+            return resp;
+        }
     }
     let writer = match negotiate::response_encoding(accept.as_deref()) {
         Ok(encoding) => Writer { encoding, pretty },

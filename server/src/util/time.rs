@@ -60,6 +60,22 @@ pub fn rfc3339_micro(t: SystemTime) -> String {
     format(s, Some(us))
 }
 
+/// An HTTP date (`Thu, 01 May 2025 10:00:00 GMT`), as `Expires` carries.
+#[must_use]
+pub fn http_date(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let secs = split(t).0;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, mo, d) = civil_from_days(days);
+    let weekday = DAYS[usize::try_from(days.rem_euclid(7)).unwrap_or(0)];
+    let month = MONTHS[usize::try_from(mo - 1).unwrap_or(0)];
+    let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    format!("{weekday}, {d:02} {month} {y:04} {h:02}:{mi:02}:{s:02} GMT")
+}
+
 fn num(s: &str) -> Option<u32> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -128,6 +144,7 @@ mod tests {
         let t = UNIX_EPOCH + Duration::new(1_714_557_600, 123_456_789);
         assert_eq!(rfc3339(t), "2024-05-01T10:00:00Z");
         assert_eq!(rfc3339_micro(t), "2024-05-01T10:00:00.123456Z");
+        assert_eq!(http_date(t), "Wed, 01 May 2024 10:00:00 GMT");
         assert_eq!(
             parse_rfc3339("2024-05-01T10:00:00Z"),
             Some(UNIX_EPOCH + Duration::from_secs(1_714_557_600))

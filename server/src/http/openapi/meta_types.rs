@@ -1,0 +1,164 @@
+//! The shared definitions every document references: `ObjectMeta`,
+//! `ListMeta`, `Status`, `DeleteOptions`, `WatchEvent`, `Patch`, and the
+//! subresource kinds `Scale` and `Eviction`.
+
+use serde_json::{Value, json};
+
+use super::names::Namer;
+use super::schema_json::Flavor;
+use crate::api::schema::Schema;
+
+/// Which shared definitions a document needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Needs {
+    pub scale: bool,
+    pub eviction: bool,
+}
+
+fn list_meta() -> Schema {
+    Schema::object([
+        ("continue", Schema::string()),
+        ("remainingItemCount", Schema::integer_i64()),
+        ("resourceVersion", Schema::string()),
+        ("selfLink", Schema::string()),
+    ])
+    .describe("ListMeta describes metadata that synthetic resources must have, including lists.")
+}
+
+fn status() -> Schema {
+    let cause = Schema::object([
+        ("field", Schema::string()),
+        ("message", Schema::string()),
+        ("reason", Schema::string()),
+    ]);
+    let details = Schema::object([
+        ("causes", Schema::array(cause).atomic_list()),
+        ("group", Schema::string()),
+        ("kind", Schema::string()),
+        ("name", Schema::string()),
+        ("retryAfterSeconds", Schema::integer_i32()),
+        ("uid", Schema::string()),
+    ]);
+    Schema::object([
+        ("apiVersion", Schema::string()),
+        ("code", Schema::integer_i32()),
+        ("details", details),
+        ("kind", Schema::string()),
+        ("message", Schema::string()),
+        ("metadata", list_meta()),
+        ("reason", Schema::string()),
+        ("status", Schema::string()),
+    ])
+    .describe("Status is a return value for calls that don't return other objects.")
+}
+
+fn delete_options() -> Schema {
+    Schema::object([
+        ("apiVersion", Schema::string()),
+        ("dryRun", Schema::string_list().atomic_list()),
+        ("gracePeriodSeconds", Schema::integer_i64()),
+        ("kind", Schema::string()),
+        ("orphanDependents", Schema::boolean()),
+        (
+            "preconditions",
+            Schema::object([
+                ("resourceVersion", Schema::string()),
+                ("uid", Schema::string()),
+            ]),
+        ),
+        ("propagationPolicy", Schema::string()),
+    ])
+    .describe("DeleteOptions may be provided when deleting an API object.")
+}
+
+fn watch_event() -> Schema {
+    Schema::object([
+        ("object", Schema::free_form_object()),
+        ("type", Schema::string()),
+    ])
+    .required(["type", "object"])
+    .describe("Event represents a single event to a watched resource.")
+}
+
+fn patch() -> Schema {
+    Schema::free_form_object().describe(
+        "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
+    )
+}
+
+fn scale() -> Schema {
+    Schema::resource([
+        (
+            "spec",
+            Schema::object([("replicas", Schema::integer_i32())]),
+        ),
+        (
+            "status",
+            Schema::object([
+                ("replicas", Schema::integer_i32()),
+                ("selector", Schema::string()),
+            ])
+            .required(["replicas"]),
+        ),
+    ])
+    .describe("Scale represents a scaling request for a resource.")
+}
+
+fn eviction() -> Schema {
+    Schema::resource([("deleteOptions", delete_options())]).describe(
+        "Eviction evicts a pod from its node subject to certain policies and safety constraints.",
+    )
+}
+
+/// A definition of `schema` whose `field` (if present) refers to `target`.
+fn with_ref(flavor: Flavor, schema: &Schema, field: &str, target: &str) -> Value {
+    let mut def = flavor.schema(schema);
+    if let Some(props) = def.get_mut("properties").and_then(Value::as_object_mut)
+        && let Some(old) = props.get(field)
+    {
+        let description = old
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        props.insert(field.into(), flavor.field_reference(target, &description));
+    }
+    def
+}
+
+/// The shared definitions, by name.
+#[must_use]
+pub fn definitions(namer: &Namer, flavor: Flavor, needs: Needs) -> Vec<(String, Value)> {
+    let object_meta = namer.meta("ObjectMeta");
+    let list_meta_name = namer.meta("ListMeta");
+    let delete_options_name = namer.meta("DeleteOptions");
+    let mut defs = vec![
+        (object_meta.clone(), flavor.schema(&Schema::object_meta())),
+        (list_meta_name.clone(), flavor.schema(&list_meta())),
+        (
+            namer.meta("Status"),
+            with_ref(flavor, &status(), "metadata", &list_meta_name),
+        ),
+        (
+            delete_options_name.clone(),
+            flavor.schema(&delete_options()),
+        ),
+        (namer.meta("WatchEvent"), flavor.schema(&watch_event())),
+        (namer.meta("Patch"), flavor.schema(&patch())),
+    ];
+    if needs.scale {
+        let mut def = with_ref(flavor, &scale(), "metadata", &object_meta);
+        def["x-kubernetes-group-version-kind"] =
+            json!([{"group": "autoscaling", "kind": "Scale", "version": "v1"}]);
+        defs.push((namer.api_type("autoscaling", "v1", "Scale"), def));
+    }
+    if needs.eviction {
+        let mut def = with_ref(flavor, &eviction(), "metadata", &object_meta);
+        def["properties"]["deleteOptions"] =
+            flavor.field_reference(&delete_options_name, "DeleteOptions may be provided");
+        def["x-kubernetes-group-version-kind"] =
+            json!([{"group": "policy", "kind": "Eviction", "version": "v1"}]);
+        defs.push((namer.api_type("policy", "v1", "Eviction"), def));
+    }
+    defs
+}
