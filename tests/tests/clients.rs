@@ -53,10 +53,10 @@ fn kubectl_events_and_namespaces() {
     let (ok, out) = kubectl(&s, &["get", "namespaces"], None);
     assert!(ok && out.contains("kube-system"), "{out}");
     let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kc\n";
-    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(ns));
+    let (ok, out) = kubectl(&s, &["create", "-f", "-"], Some(ns));
     assert!(ok && out.contains("namespace/kc created"), "{out}");
     let ev = "apiVersion: v1\nkind: Event\nmetadata:\n  name: kc-ev\n  namespace: kc\ninvolvedObject:\n  kind: Pod\n  name: web\nreason: FromKubectl\nmessage: hi\ntype: Normal\n";
-    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(ev));
+    let (ok, out) = kubectl(&s, &["create", "-f", "-"], Some(ev));
     assert!(ok && out.contains("event/kc-ev created"), "{out}");
     let (ok, out) = kubectl(&s, &["get", "events", "-n", "kc"], None);
     assert!(ok && out.contains("kc-ev"), "{out}");
@@ -92,7 +92,7 @@ fn kubectl_events_and_namespaces() {
         .expect("kubectl get --watch");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let ev2 = ev.replace("kc-ev", "kc-ev2");
-    let (ok, out) = kubectl(&s, &["create", "--validate=false", "-f", "-"], Some(&ev2));
+    let (ok, out) = kubectl(&s, &["create", "-f", "-"], Some(&ev2));
     assert!(ok, "{out}");
     let watched = watcher.wait_with_output().expect("watch output");
     let watched = String::from_utf8_lossy(&watched.stdout);
@@ -145,11 +145,7 @@ fn kubectl_applies_a_crd_and_its_objects() {
         return;
     }
     let s = Server::start(&["--api-domain", "k8s.io"]);
-    let (ok, out) = kubectl(
-        &s,
-        &["apply", "--validate=false", "-f", "-"],
-        Some(CRONTAB_CRD),
-    );
+    let (ok, out) = kubectl(&s, &["apply", "-f", "-"], Some(CRONTAB_CRD));
     assert!(
         ok && out.contains(
             "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created"
@@ -168,7 +164,7 @@ fn kubectl_applies_a_crd_and_its_objects() {
     );
     assert!(ok, "{out}");
     let object = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: nightly\nspec:\n  cronSpec: \"0 3 * * *\"\n  image: backup\n";
-    let (ok, out) = kubectl(&s, &["apply", "--validate=false", "-f", "-"], Some(object));
+    let (ok, out) = kubectl(&s, &["apply", "-f", "-"], Some(object));
     assert!(
         ok && out.contains("crontab.stable.example.com/nightly created"),
         "{out}"
@@ -192,11 +188,7 @@ fn kubectl_applies_a_crd_and_its_objects() {
     assert!(ok && out == "0 3 * * *", "{out}");
     // Re-applying a change updates the object (client-side apply: a patch).
     let changed = object.replace("backup", "backup:v2");
-    let (ok, out) = kubectl(
-        &s,
-        &["apply", "--validate=false", "-f", "-"],
-        Some(&changed),
-    );
+    let (ok, out) = kubectl(&s, &["apply", "-f", "-"], Some(&changed));
     assert!(ok && out.contains("configured"), "{out}");
     let (ok, out) = kubectl(
         &s,

@@ -16,6 +16,9 @@ use crate::http::router::Route;
 
 const LIST_KIND: &str = "APIGroupDiscoveryList";
 
+/// One media range of an Accept header: quality, parameters, essence.
+type MediaRange = (f32, Vec<(String, String)>, String);
+
 /// The requested form: the `g` and `v` parameters to echo.
 #[derive(Debug, PartialEq, Eq)]
 struct Wanted {
@@ -26,7 +29,7 @@ struct Wanted {
 /// The aggregated form when the most preferred acceptable media range asks
 /// for it; `None` when the client prefers the plain documents.
 fn wanted(accept: &str, domain: &str) -> Option<Wanted> {
-    let mut ranges: Vec<(f32, Vec<(String, String)>, String)> = accept
+    let mut ranges: Vec<MediaRange> = accept
         .split(',')
         .filter_map(|range| {
             let mut parts = range.split(';').map(str::trim);

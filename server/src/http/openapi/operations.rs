@@ -137,6 +137,9 @@ struct Operation {
     streams: bool,
 }
 
+/// A path, its path parameters (name, description) and its operations.
+type PathOperations = (String, Vec<(&'static str, &'static str)>, Vec<Operation>);
+
 /// Builds the operations of one kind.
 struct Builder<'a> {
     namer: &'a Namer,
@@ -187,7 +190,7 @@ impl Builder<'_> {
     }
 
     /// `{base}` (collection), `{base}/{name}` and the watch paths.
-    fn paths(&self) -> Vec<(String, Vec<(&'static str, &'static str)>, Vec<Operation>)> {
+    fn paths(&self) -> Vec<PathOperations> {
         let k = self.kind;
         let root = if k.group.is_empty() {
             format!("/api/{}", k.version)
