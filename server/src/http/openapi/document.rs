@@ -155,3 +155,95 @@ pub fn openapi_v3(namer: &Namer, kinds: &[Arc<KindSpec>]) -> Vec<(String, Value)
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::api::kinds;
+    use crate::config::{Config, Flags};
+
+    fn builtin_kinds(domain: &str) -> Vec<Arc<KindSpec>> {
+        let config = Config::from(Flags::parse_from([
+            "cairn-apiserver",
+            "--api-domain",
+            domain,
+        ]));
+        kinds::builtin(&config).snapshot().iter().cloned().collect()
+    }
+
+    /// Every `$ref` under `v`.
+    fn refs<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    out.push(r);
+                }
+                m.values().for_each(|c| refs(c, out));
+            }
+            Value::Array(a) => a.iter().for_each(|c| refs(c, out)),
+            _ => {}
+        }
+    }
+
+    fn patch_ops(paths: &Value) -> Vec<&Value> {
+        paths
+            .as_object()
+            .expect("paths")
+            .values()
+            .filter_map(|item| item.get("patch"))
+            .collect()
+    }
+
+    #[test]
+    fn every_reference_resolves_and_every_kind_is_patchable_with_field_validation() {
+        for domain in ["k8s.io", "svc.io"] {
+            let kinds = builtin_kinds(domain);
+            let namer = Namer::new(domain);
+            let v2 = swagger(&namer, &kinds);
+            let mut found = Vec::new();
+            refs(&v2, &mut found);
+            for r in &found {
+                let name = r.strip_prefix("#/definitions/").expect("a v2 reference");
+                assert!(v2["definitions"].get(name).is_some(), "{domain}: {r}");
+            }
+            let docs = openapi_v3(&namer, &kinds);
+            for (key, doc) in &docs {
+                let mut found = Vec::new();
+                refs(doc, &mut found);
+                for r in &found {
+                    let name = r
+                        .strip_prefix("#/components/schemas/")
+                        .expect("a v3 reference");
+                    assert!(
+                        doc["components"]["schemas"].get(name).is_some(),
+                        "{key}: {r}"
+                    );
+                }
+            }
+            for kind in &kinds {
+                let name = namer.kind(kind);
+                let gvk = json!({"group": kind.group, "kind": kind.kind, "version": kind.version});
+                assert_eq!(
+                    v2["definitions"][&name]["x-kubernetes-group-version-kind"],
+                    json!([gvk])
+                );
+                let (_, doc) = docs
+                    .iter()
+                    .find(|(k, _)| *k == group_version_key(kind))
+                    .expect("the kind's group/version document");
+                assert!(doc["components"]["schemas"][&name].is_object(), "{name}");
+                let patch = patch_ops(&doc["paths"])
+                    .into_iter()
+                    .find(|op| op["x-kubernetes-group-version-kind"] == gvk)
+                    .unwrap_or_else(|| panic!("a PATCH of {name}"));
+                let params = patch["parameters"].as_array().expect("parameters");
+                assert!(
+                    params.iter().any(|p| p["name"] == "fieldValidation"),
+                    "{name}"
+                );
+            }
+        }
+    }
+}

@@ -346,13 +346,12 @@ impl Builder<'_> {
         for sub in subresources(k) {
             let word = capitalized(sub.name);
             let (returns, gvk) = match sub.group_version {
-                Some((g, v)) => {
-                    let package = g;
-                    (
-                        self.namer.api_type(package, v, &sub.kind),
-                        json!({"group": g, "kind": sub.kind, "version": v}),
-                    )
-                }
+                // Scale and Eviction live in Kubernetes' own packages,
+                // named after their group.
+                Some((g, v)) => (
+                    self.namer.api_type(g, v, &sub.kind),
+                    json!({"group": g, "kind": sub.kind, "version": v}),
+                ),
                 None => (self.namer.kind(k), self.gvk.clone()),
             };
             let mut ops = Vec::new();
