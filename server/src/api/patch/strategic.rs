@@ -287,12 +287,8 @@ fn set_element_order(
         (Some(cur), Some(p)) if rules.merge => strategic_list::merge_list(cur, p, list_schema)?,
         (Some(_), Some(p)) => strategic_list::fresh_list(p, list_schema)?,
     };
-    let ordered = strategic_list::order_by(
-        merged,
-        &order,
-        current.as_deref().unwrap_or(&[]),
-        rules.key,
-    )?;
+    let ordered =
+        strategic_list::order_by(merged, &order, current.as_deref().unwrap_or(&[]), rules.key)?;
     original.insert(field.to_owned(), Value::Array(ordered));
     Ok(())
 }
