@@ -280,12 +280,13 @@ fn set_element_order(
         Some(_) => return Err(bad(BAD_SET_ELEMENT_ORDER)),
     };
     strategic_list::check_order_matches(patched.as_deref().unwrap_or(&[]), &order, &rules)?;
-    let merged = match (current.clone(), patched) {
+    let merged = match (&current, patched) {
         (None, None) => return Ok(()),
-        (Some(cur), None) => cur,
-        (None, Some(p)) => strategic_list::fresh_list(p, list_schema)?,
-        (Some(cur), Some(p)) if rules.merge => strategic_list::merge_list(cur, p, list_schema)?,
-        (Some(_), Some(p)) => strategic_list::fresh_list(p, list_schema)?,
+        (Some(cur), None) => cur.clone(),
+        (Some(cur), Some(p)) if rules.merge => {
+            strategic_list::merge_list(cur.clone(), p, list_schema)?
+        }
+        (_, Some(p)) => strategic_list::fresh_list(p, list_schema)?,
     };
     let ordered =
         strategic_list::order_by(merged, &order, current.as_deref().unwrap_or(&[]), rules.key)?;

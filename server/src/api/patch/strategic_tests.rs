@@ -329,3 +329,94 @@ fn reports_duplicate_fields() {
         strategic(&schema(), &json!({}), br#"{"word":"a","word":"b"}"#).expect("patch");
     assert_eq!(duplicates.len(), 1);
 }
+
+/// The schema node at `path` (`[]` steps into list items).
+fn at<'a>(schema: &'a Schema, path: &str) -> &'a Schema {
+    path.split('.').fold(schema, |s, step| match step {
+        "[]" => s.items.as_deref().expect(path),
+        field => s.property(field).expect(path),
+    })
+}
+
+#[test]
+fn built_in_kinds_carry_kubernetes_patch_metadata() {
+    use crate::api::kinds::{namespace, node, pod, service, service_account};
+    let (pod, node, namespace, service, account) = (
+        pod::schema(),
+        node::schema(),
+        namespace::schema(),
+        service::schema(),
+        service_account::schema(),
+    );
+    let merge = Some("merge");
+    let cases: Vec<(&Schema, &str, Option<&str>, Option<&str>)> = vec![
+        (&pod, "metadata.finalizers", merge, None),
+        (&pod, "metadata.ownerReferences", merge, Some("uid")),
+        (&pod, "metadata.managedFields", None, None),
+        (&pod, "spec.volumes", Some("merge,retainKeys"), Some("name")),
+        (&pod, "spec.initContainers", merge, Some("name")),
+        (&pod, "spec.containers", merge, Some("name")),
+        (&pod, "spec.ephemeralContainers", merge, Some("name")),
+        (
+            &pod,
+            "spec.containers.[].ports",
+            merge,
+            Some("containerPort"),
+        ),
+        (&pod, "spec.containers.[].env", merge, Some("name")),
+        (
+            &pod,
+            "spec.containers.[].volumeMounts",
+            merge,
+            Some("mountPath"),
+        ),
+        (
+            &pod,
+            "spec.containers.[].volumeDevices",
+            merge,
+            Some("devicePath"),
+        ),
+        (&pod, "spec.containers.[].args", None, None),
+        (&pod, "spec.imagePullSecrets", merge, Some("name")),
+        (&pod, "spec.hostAliases", merge, Some("ip")),
+        (&pod, "spec.tolerations", None, None),
+        (
+            &pod,
+            "spec.topologySpreadConstraints",
+            merge,
+            Some("topologyKey"),
+        ),
+        (&pod, "spec.schedulingGates", merge, Some("name")),
+        (
+            &pod,
+            "spec.resourceClaims",
+            Some("merge,retainKeys"),
+            Some("name"),
+        ),
+        (&pod, "status.conditions", merge, Some("type")),
+        (&pod, "status.podIPs", merge, Some("ip")),
+        (&pod, "status.hostIPs", merge, Some("ip")),
+        (&pod, "status.containerStatuses", None, None),
+        (
+            &pod,
+            "status.containerStatuses.[].volumeMounts",
+            merge,
+            Some("mountPath"),
+        ),
+        (&node, "spec.podCIDRs", merge, None),
+        (&node, "spec.taints", None, None),
+        (&node, "status.conditions", merge, Some("type")),
+        (&node, "status.addresses", merge, Some("type")),
+        (&namespace, "status.conditions", merge, Some("type")),
+        (&namespace, "spec.finalizers", None, None),
+        (&service, "spec.ports", merge, Some("port")),
+        (&service, "status.conditions", merge, Some("type")),
+        (&account, "secrets", merge, Some("name")),
+        (&account, "imagePullSecrets", None, None),
+    ];
+    for (schema, path, strategy, key) in cases {
+        let node = at(schema, path);
+        assert_eq!(node.patch_strategy.as_deref(), strategy, "{path}");
+        assert_eq!(node.patch_merge_key.as_deref(), key, "{path}");
+    }
+}
