@@ -195,6 +195,27 @@ fn merges_as_kubernetes_does() {
             json!({"metadata": {"finalizers": ["b", "c", "a"]}}),
         ),
         (
+            "$setElementOrder with additions: listed items first, then the server's",
+            json!({"numbers": [1, 2, 4]}),
+            json!({"$setElementOrder/numbers": [1, 2, 3], "numbers": [3]}),
+            json!({"numbers": [1, 2, 3, 4]}),
+        ),
+        (
+            "$setElementOrder places new keyed items among the old",
+            json!({"containers": [{"name": "1", "image": "a"}, {"name": "2"}]}),
+            json!({"$setElementOrder/containers": [{"name": "4"}, {"name": "1"}, {"name": "2"}, {"name": "3"}],
+                   "containers": [{"name": "4"}, {"name": "3"}]}),
+            json!({"containers": [{"name": "4"}, {"name": "1", "image": "a"}, {"name": "2"}, {"name": "3"}]}),
+        ),
+        (
+            "$setElementOrder interleaves server-only items by their old places",
+            json!({"containers": [{"name": "1"}, {"name": "2"}, {"name": "7"}, {"name": "9"},
+                                  {"name": "8"}, {"name": "3"}, {"name": "4"}]}),
+            json!({"$setElementOrder/containers": [{"name": "2"}, {"name": "1"}, {"name": "4"}, {"name": "3"}]}),
+            json!({"containers": [{"name": "2"}, {"name": "1"}, {"name": "7"}, {"name": "9"},
+                                  {"name": "8"}, {"name": "4"}, {"name": "3"}]}),
+        ),
+        (
             "a keyed list the original lacks: directives apply to nothing",
             json!({}),
             json!({"containers": [{"name": "a"}, {"name": "b", "$patch": "delete"}]}),

@@ -485,7 +485,7 @@ impl Cause {
 }
 
 impl Store {
-    /// PATCH with a merge or JSON patch, re-applied to the latest object if a
+    /// PATCH with a merge, JSON or strategic merge patch, re-applied to the latest object if a
     /// concurrent write wins the race.
     pub async fn patch(
         &self,
