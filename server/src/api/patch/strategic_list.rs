@@ -101,7 +101,8 @@ pub(super) fn merge_list(
 }
 
 /// A patch list for a field the original lacks: merged into nothing, or
-/// taken as sent (its elements' directives applied) when not merged.
+/// taken as sent when not merged (elements carrying `$patch` are
+/// directives, not items, and are dropped, as Kubernetes drops them).
 pub(super) fn fresh_list(
     patch: Vec<Value>,
     schema: Option<&Schema>,
@@ -112,6 +113,9 @@ pub(super) fn fresh_list(
     }
     let mut out = Vec::with_capacity(patch.len());
     for item in patch {
+        if item.get(PATCH).is_some() {
+            continue;
+        }
         if let Some(v) = fresh_value(item, rules.items)? {
             out.push(v);
         }

@@ -76,6 +76,12 @@ fn merges_as_kubernetes_does() {
             json!({"spec": {"b": 2}, "labels": {"y": "1"}}),
         ),
         (
+            "a replaced list drops elements that are directives",
+            json!({"tolerations": [{"key": "a"}]}),
+            json!({"tolerations": [{"key": "b"}, {"$patch": "replace"}, {"key": "c", "$patch": "delete"}]}),
+            json!({"tolerations": [{"key": "b"}]}),
+        ),
+        (
             "a list without a strategy is replaced",
             json!({"args": ["a", "b"], "tolerations": [{"key": "k"}]}),
             json!({"args": ["c"], "tolerations": []}),
