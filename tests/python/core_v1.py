@@ -34,10 +34,8 @@ def main(url):
     current.metadata.labels = {"team": "py", "tier": "test"}
     replaced_ns = api.replace_namespace("py-ns", current)
     check("replace_namespace", replaced_ns.metadata.labels == {"team": "py", "tier": "test"})
-    patched_ns = api.patch_namespace(
-        "py-ns", {"metadata": {"annotations": {"note": "patched"}}}, _content_type="application/merge-patch+json"
-    )
-    check("patch_namespace", patched_ns.metadata.annotations == {"note": "patched"} and patched_ns.spec.finalizers == ["kubernetes"])
+    patched_ns = api.patch_namespace("py-ns", {"metadata": {"annotations": {"note": "patched"}}})
+    check("patch_namespace (strategic by default)", patched_ns.metadata.annotations == {"note": "patched"} and patched_ns.spec.finalizers == ["kubernetes"])
 
     # Events
     now = datetime.now(timezone.utc).replace(microsecond=0)
@@ -75,9 +73,7 @@ def main(url):
     for item in w.stream(api.list_namespaced_event, "py-ns", timeout_seconds=2):
         streamed.append((item["type"], item["object"].metadata.name))
         if len(streamed) == 1:
-            api.patch_namespaced_event(
-                "py-ev", "py-ns", {"message": "seen by watch"}, _content_type="application/merge-patch+json"
-            )
+            api.patch_namespaced_event("py-ev", "py-ns", {"message": "seen by watch"})
         if len(streamed) == 2:
             w.stop()
     check("watch.Watch().stream over list_namespaced_event", streamed == [("ADDED", "py-ev"), ("MODIFIED", "py-ev")])

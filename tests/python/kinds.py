@@ -117,9 +117,8 @@ def core_kinds(api_client):
     check("pod defaults", pod.spec.restart_policy == "Always" and pod.spec.termination_grace_period_seconds == 30)
     pods = api.list_namespaced_pod("default", label_selector="app=web", field_selector="status.phase=Pending")
     check("list_namespaced_pod with selectors", [p.metadata.name for p in pods.items] == ["p1"])
-    patched = api.patch_namespaced_pod_status(
-        "p1", "default", {"status": {"phase": "Running"}}, _content_type="application/merge-patch+json")
-    check("patch_namespaced_pod_status", patched.status.phase == "Running")
+    patched = api.patch_namespaced_pod_status("p1", "default", {"status": {"phase": "Running"}})
+    check("patch_namespaced_pod_status (strategic by default)", patched.status.phase == "Running")
     api.delete_namespaced_pod("p1", "default", grace_period_seconds=0)
     wait_for("pod deleted", lambda: status_of(lambda: api.read_namespaced_pod("p1", "default")) == 404)
 

@@ -23,7 +23,10 @@ pub fn schema() -> Schema {
                     "phase",
                     Schema::string().one_of(["Active", "Terminating", ""]),
                 ),
-                ("conditions", Schema::array(condition).map_list(["type"])),
+                (
+                    "conditions",
+                    Schema::array(condition).map_list(["type"]).merge_by("type"),
+                ),
             ])
             .describe("Status describes the current status of a Namespace."),
         ),

@@ -43,7 +43,10 @@ fn taint() -> Schema {
 fn spec() -> Schema {
     Schema::object([
         ("podCIDR", Schema::string()),
-        ("podCIDRs", Schema::string_list().set_list()),
+        (
+            "podCIDRs",
+            Schema::string_list().set_list().patch_strategy("merge"),
+        ),
         ("providerID", Schema::string()),
         ("unschedulable", Schema::boolean()),
         ("taints", Schema::array(taint()).atomic_list()),
@@ -83,8 +86,14 @@ fn status() -> Schema {
         ("capacity", resource_list()),
         ("allocatable", resource_list()),
         ("phase", Schema::string()),
-        ("conditions", Schema::array(condition).map_list(["type"])),
-        ("addresses", Schema::array(address).atomic_list()),
+        (
+            "conditions",
+            Schema::array(condition).map_list(["type"]).merge_by("type"),
+        ),
+        (
+            "addresses",
+            Schema::array(address).atomic_list().merge_by("type"),
+        ),
         ("daemonEndpoints", Schema::free_form_object()),
         ("nodeInfo", node_info),
         (

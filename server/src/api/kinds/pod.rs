@@ -62,7 +62,9 @@ fn condition() -> Schema {
 }
 
 fn ip_list() -> Schema {
-    Schema::array(Schema::object([("ip", Schema::string())]).required(["ip"])).map_list(["ip"])
+    Schema::array(Schema::object([("ip", Schema::string())]).required(["ip"]))
+        .map_list(["ip"])
+        .merge_by("ip")
 }
 
 /// `corev1.ContainerStatus`; kubelets may send newer fields, which are kept.
@@ -81,7 +83,9 @@ fn container_status() -> Schema {
         ("resources", Schema::free_form_object()),
         (
             "volumeMounts",
-            Schema::array(Schema::free_form_object()).map_list(["mountPath"]),
+            Schema::array(Schema::free_form_object())
+                .map_list(["mountPath"])
+                .merge_by("mountPath"),
         ),
         ("user", Schema::free_form_object()),
     ])
@@ -96,7 +100,12 @@ fn pod_status() -> Schema {
             "phase",
             Schema::string().one_of(["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
         ),
-        ("conditions", Schema::array(condition()).map_list(["type"])),
+        (
+            "conditions",
+            Schema::array(condition())
+                .map_list(["type"])
+                .merge_by("type"),
+        ),
         ("message", Schema::string()),
         ("reason", Schema::string()),
         ("nominatedNodeName", Schema::string()),

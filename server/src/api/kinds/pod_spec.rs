@@ -75,13 +75,18 @@ pub fn container() -> Schema {
         ("workingDir", Schema::string()),
         (
             "ports",
-            Schema::array(container_port()).map_list(["containerPort", "protocol"]),
+            Schema::array(container_port())
+                .map_list(["containerPort", "protocol"])
+                .merge_by("containerPort"),
         ),
         (
             "envFrom",
             Schema::array(Schema::free_form_object()).atomic_list(),
         ),
-        ("env", Schema::array(env_var()).map_list(["name"])),
+        (
+            "env",
+            Schema::array(env_var()).map_list(["name"]).merge_by("name"),
+        ),
         ("resources", resource_requirements()),
         (
             "resizePolicy",
@@ -94,7 +99,9 @@ pub fn container() -> Schema {
         ("restartPolicy", Schema::string()),
         (
             "volumeMounts",
-            Schema::array(volume_mount()).map_list(["mountPath"]),
+            Schema::array(volume_mount())
+                .map_list(["mountPath"])
+                .merge_by("mountPath"),
         ),
         (
             "volumeDevices",
@@ -102,7 +109,8 @@ pub fn container() -> Schema {
                 ("name", Schema::string()),
                 ("devicePath", Schema::string()),
             ]))
-            .map_list(["devicePath"]),
+            .map_list(["devicePath"])
+            .merge_by("devicePath"),
         ),
         ("livenessProbe", Schema::free_form_object()),
         ("readinessProbe", Schema::free_form_object()),
@@ -166,15 +174,30 @@ fn named_ref() -> Schema {
 #[must_use]
 pub fn pod_spec() -> Schema {
     Schema::object([
-        ("volumes", Schema::array(volume()).map_list(["name"])),
+        (
+            "volumes",
+            Schema::array(volume())
+                .map_list(["name"])
+                .merge_by("name")
+                .patch_strategy("merge,retainKeys"),
+        ),
         (
             "initContainers",
-            Schema::array(container()).map_list(["name"]),
+            Schema::array(container())
+                .map_list(["name"])
+                .merge_by("name"),
         ),
-        ("containers", Schema::array(container()).map_list(["name"])),
+        (
+            "containers",
+            Schema::array(container())
+                .map_list(["name"])
+                .merge_by("name"),
+        ),
         (
             "ephemeralContainers",
-            Schema::array(container().preserve_unknown()).map_list(["name"]),
+            Schema::array(container().preserve_unknown())
+                .map_list(["name"])
+                .merge_by("name"),
         ),
         (
             "restartPolicy",
@@ -198,7 +221,9 @@ pub fn pod_spec() -> Schema {
         ("securityContext", Schema::free_form_object()),
         (
             "imagePullSecrets",
-            Schema::array(named_ref()).map_list(["name"]),
+            Schema::array(named_ref())
+                .map_list(["name"])
+                .merge_by("name"),
         ),
         ("hostname", Schema::string()),
         ("subdomain", Schema::string()),
@@ -207,7 +232,9 @@ pub fn pod_spec() -> Schema {
         ("tolerations", Schema::array(toleration()).atomic_list()),
         (
             "hostAliases",
-            Schema::array(Schema::free_form_object()).map_list(["ip"]),
+            Schema::array(Schema::free_form_object())
+                .map_list(["ip"])
+                .merge_by("ip"),
         ),
         ("priorityClassName", Schema::string()),
         ("priority", Schema::integer_i32()),
@@ -229,7 +256,8 @@ pub fn pod_spec() -> Schema {
         (
             "topologySpreadConstraints",
             Schema::array(Schema::free_form_object())
-                .map_list(["topologyKey", "whenUnsatisfiable"]),
+                .map_list(["topologyKey", "whenUnsatisfiable"])
+                .merge_by("topologyKey"),
         ),
         ("setHostnameAsFQDN", Schema::boolean()),
         (
@@ -239,11 +267,16 @@ pub fn pod_spec() -> Schema {
         ("hostUsers", Schema::boolean()),
         (
             "schedulingGates",
-            Schema::array(named_ref()).map_list(["name"]),
+            Schema::array(named_ref())
+                .map_list(["name"])
+                .merge_by("name"),
         ),
         (
             "resourceClaims",
-            Schema::array(Schema::free_form_object()).map_list(["name"]),
+            Schema::array(Schema::free_form_object())
+                .map_list(["name"])
+                .merge_by("name")
+                .patch_strategy("merge,retainKeys"),
         ),
         ("resources", resource_requirements()),
     ])

@@ -26,7 +26,9 @@ fn spec() -> Schema {
     Schema::object([
         (
             "ports",
-            Schema::array(service_port()).map_list(["port", "protocol"]),
+            Schema::array(service_port())
+                .map_list(["port", "protocol"])
+                .merge_by("port"),
         ),
         ("selector", Schema::string_map().atomic_map()),
         ("clusterIP", Schema::string()),
@@ -94,7 +96,10 @@ fn status() -> Schema {
             "loadBalancer",
             Schema::object([("ingress", Schema::array(ingress).atomic_list())]),
         ),
-        ("conditions", Schema::array(condition).map_list(["type"])),
+        (
+            "conditions",
+            Schema::array(condition).map_list(["type"]).merge_by("type"),
+        ),
     ])
     .preserve_unknown()
     .describe("Most recently observed status of the service.")

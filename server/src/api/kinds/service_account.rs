@@ -25,6 +25,7 @@ pub fn schema() -> Schema {
             "secrets",
             Schema::array(object_reference())
                 .map_list(["name"])
+                .merge_by("name")
                 .describe(
                     "Secrets in the same namespace that pods of this service account may use.",
                 ),

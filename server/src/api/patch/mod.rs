@@ -1,6 +1,14 @@
-//! PATCH bodies: JSON merge patch (RFC 7386) and JSON patch (RFC 6902).
+//! PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and
+//! strategic merge patch (`strategic`).
+
+mod strategic;
+mod strategic_list;
+#[cfg(test)]
+mod strategic_tests;
 
 use serde_json::Value;
+
+pub use strategic::{check_supported as check_strategic_supported, strategic};
 
 use crate::api::decode;
 use crate::api::error::{ApiError, Cause};

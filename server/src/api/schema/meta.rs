@@ -58,9 +58,14 @@ impl Schema {
             ("annotations", Schema::string_map()),
             (
                 "ownerReferences",
-                Schema::array(owner_reference).map_list(["uid"]),
+                Schema::array(owner_reference)
+                    .map_list(["uid"])
+                    .merge_by("uid"),
             ),
-            ("finalizers", Schema::string_list().set_list()),
+            (
+                "finalizers",
+                Schema::string_list().set_list().patch_strategy("merge"),
+            ),
             (
                 "managedFields",
                 Schema::array(managed_fields_entry).atomic_list(),

@@ -485,7 +485,7 @@ impl Cause {
 }
 
 impl Store {
-    /// PATCH with a merge or JSON patch, re-applied to the latest object if a
+    /// PATCH with a merge, JSON or strategic merge patch, re-applied to the latest object if a
     /// concurrent write wins the race.
     pub async fn patch(
         &self,
@@ -498,11 +498,15 @@ impl Store {
     ) -> Result<WriteOutcome, ApiError> {
         use crate::api::patch::{self, PatchType};
         let validation = opts.field_validation;
+        if patch_type == PatchType::Strategic {
+            patch::check_strategic_supported(kind)?;
+        }
         self.guaranteed_update(kind, ns, name, opts, |current| {
             let (patched, duplicates) = match patch_type {
                 PatchType::Merge => patch::merge(current, body)?,
                 PatchType::Json => (patch::json(current, body)?, Vec::new()),
-                PatchType::Strategic | PatchType::Apply => {
+                PatchType::Strategic => patch::strategic(&kind.schema, current, body)?,
+                PatchType::Apply => {
                     return Err(ApiError::UnsupportedMediaType(vec![
                         "application/json-patch+json".into(),
                         "application/merge-patch+json".into(),
