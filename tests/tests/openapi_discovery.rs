@@ -462,6 +462,14 @@ fn kubectl_validates_explains_and_discovers_with_openapi() {
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  a: b\n";
     assert!(run(&["apply", "-f", "-"], Some(cm)).contains("configmap/cm1 created"));
     assert!(run(&["apply", "-f", "-"], Some(cm)).contains("configmap/cm1 unchanged"));
+    // A changed built-in object is re-applied with a strategic merge patch
+    // computed against the last-applied annotation: `a` goes, `c` comes.
+    let cm_changed = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm1\ndata:\n  c: d\n";
+    assert!(run(&["apply", "-f", "-"], Some(cm_changed)).contains("configmap/cm1 configured"));
+    assert_eq!(
+        s.get("/api/v1/namespaces/default/configmaps/cm1").json()["data"],
+        serde_json::json!({"c": "d"})
+    );
     let cm2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm2\ndata:\n  a: b\n";
     assert!(run(&["create", "-f", "-"], Some(cm2)).contains("configmap/cm2 created"));
     let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n";
