@@ -8,6 +8,8 @@ pub mod health;
 pub mod list_body;
 pub mod negotiate;
 pub mod params;
+pub mod protobuf;
+pub mod protobuf_list;
 pub mod resource;
 pub mod respond;
 pub mod router;
