@@ -70,7 +70,7 @@ pub fn unwrap(body: &[u8]) -> Result<Unknown<'_>, ApiError> {
                 return Err(invalid("content encodings are not supported"));
             }
             (3 | 4, Field::Bytes(_)) => {}
-            (1 | 2 | 3 | 4, _) => return Err(invalid("a field has the wrong wire type")),
+            (1..=4, _) => return Err(invalid("a field has the wrong wire type")),
             _ => {}
         }
     }
