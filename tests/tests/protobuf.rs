@@ -143,6 +143,29 @@ fn kubectl_sends_protobuf_and_objects_are_stored_as_json_would_store_them() {
     assert_eq!(pb.data["password"], b"hunter2");
     assert_eq!(pb.r#type.as_deref(), Some("Opaque"));
 
+    // A service from kubectl: its spec is numbered as far as it is modelled.
+    let (ok, out) = kubectl(
+        &s,
+        &[
+            "create",
+            "service",
+            "clusterip",
+            "web",
+            "-n",
+            "pb-ns",
+            "--tcp=80:8080",
+        ],
+        None,
+    );
+    assert!(ok, "{out}");
+    let svc = s.get("/api/v1/namespaces/pb-ns/services/web").json();
+    assert_eq!(svc["spec"]["ports"][0]["port"], 80);
+    assert_eq!(svc["spec"]["ports"][0]["targetPort"], 8080);
+    assert_eq!(svc["spec"]["selector"], json!({"app": "web"}));
+    let r = get_pb(&s, "/api/v1/namespaces/pb-ns/services/web", PB);
+    assert_eq!(r.status, 200);
+    assert_eq!(k8s_proto::unwrap(&r.body).1, "Service");
+
     // kubectl reads protobuf back (get -o json goes through its decoder).
     let (ok, out) = kubectl(
         &s,
@@ -382,6 +405,32 @@ fn protobuf_responses_bodies_watch_errors_and_fallbacks() {
         Some("application/vnd.svc.protobuf")
     );
     assert_eq!(k8s_proto::unwrap(&r.body).1, "Namespace");
+
+    // A service setting a field this schema keeps unnumbered
+    // (sessionAffinityConfig): JSON when acceptable, else 406.
+    let svc = json!({"metadata": {"name": "sticky"}, "spec": {"ports": [{"port": 80}],
+        "sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 60}}}});
+    assert_eq!(s.post("/api/v1/namespaces/w/services", &svc).status, 201);
+    let r = get_pb(
+        &s,
+        "/api/v1/namespaces/w/services/sticky",
+        "application/vnd.kubernetes.protobuf, application/json",
+    );
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(
+        r.json()["spec"]["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"],
+        60
+    );
+    assert_eq!(
+        get_pb(&s, "/api/v1/namespaces/w/services/sticky", PB).status,
+        406
+    );
+    let r = get_pb(
+        &s,
+        "/api/v1/namespaces/w/services",
+        "application/vnd.kubernetes.protobuf, application/json",
+    );
+    assert_eq!(r.header("content-type"), Some("application/json"));
 
     // Pods are not numbered here: fall back to JSON, else 406; bodies 415.
     let r = get_pb(

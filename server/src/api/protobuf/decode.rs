@@ -37,6 +37,13 @@ pub fn message(schema: &Schema, bytes: &[u8], path: &str) -> Result<Map<String, 
     let mut reader = Reader::new(bytes);
     while let Some((number, field)) = reader.next_field()? {
         let Some((name, field_schema)) = schema.proto_field(number) else {
+            if partly_numbered(schema) {
+                return Err(invalid(
+                    &child(path, &format!("field {number}")),
+                    "this field is kept here only in JSON; send the object as JSON",
+                ));
+            }
+            // A complete message: the field is newer than this schema.
             continue;
         };
         let path = child(path, name);
@@ -74,6 +81,17 @@ pub fn message(schema: &Schema, bytes: &[u8], path: &str) -> Result<Map<String, 
         }
     }
     Ok(obj)
+}
+
+/// Whether a message may hold fields its numbers do not cover (preserved
+/// unknown fields, or declared fields without a number), which an unknown
+/// field number could be: skipping it would lose data.
+fn partly_numbered(schema: &Schema) -> bool {
+    schema.preserve_unknown_fields
+        || schema
+            .properties
+            .iter()
+            .any(|(k, s)| s.proto.is_none() && k != "apiVersion" && k != "kind")
 }
 
 fn repeated(
