@@ -173,11 +173,7 @@ pub fn get(writer: Writer, kind: &KindSpec, kv: &KeyValue) -> Result<Response<Bo
 /// A page of stored objects as a streamed `<Kind>List`; `Err` (not
 /// acceptable) when protobuf cannot carry one of them.
 pub fn list(writer: Writer, kind: &KindSpec, page: &RawPage) -> Result<Response<Body>, ApiError> {
-    let items = page
-        .items
-        .iter()
-        .map(|kv| protobuf::stored_message(kind, kv))
-        .collect::<Result<Vec<Bytes>, ApiError>>()?;
+    let items = protobuf::stored_messages(kind, &page.items)?;
     let mut meta = serde_json::Map::new();
     meta.insert(
         "resourceVersion".into(),

@@ -1,10 +1,12 @@
-//! A bounded cache of objects' protobuf messages by (kind, key, mod
-//! revision). Stored objects are JSON; a protobuf list would parse and
-//! re-encode every item on every request, while JSON lists splice stored
-//! bytes. A stored version never changes, so its encoding can be kept;
-//! entries leave oldest first once the cache holds `BUDGET` bytes.
+//! A bounded cache of objects' protobuf messages by (kind, key), each for
+//! one mod revision. Stored objects are JSON; a protobuf list would parse
+//! and re-encode every item on every request, while JSON lists splice
+//! stored bytes. A stored version never changes, so its encoding can be
+//! kept; a newer version replaces it, and entries leave oldest first once
+//! the cache holds `BUDGET` bytes. Lists look their items up under one lock.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
 use bytes::Bytes;
@@ -12,15 +14,74 @@ use parking_lot::Mutex;
 
 /// Bytes of encoded messages the cache holds at most.
 const BUDGET: usize = 256 << 20;
+/// What an entry costs besides its message and key (map and queue slots).
+const OVERHEAD: usize = 64;
 
-/// (kind id, storage key, mod revision).
-type Key = (u64, Bytes, u64);
+/// A multiply-rotate hasher: keys are storage keys the server wrote, so
+/// SipHash's flooding resistance buys nothing on this per-item hot path.
+#[derive(Default)]
+pub struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let word = u64::from_le_bytes(c.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// (kind id, storage key).
+type Key = (u64, Bytes);
 
 #[derive(Default)]
 struct Inner {
-    map: HashMap<Key, Bytes>,
-    order: VecDeque<Key>,
+    map: HashMap<Key, (u64, Bytes), BuildHasherDefault<FastHasher>>,
+    /// Insertion order, with the revision inserted (stale when replaced).
+    order: VecDeque<(Key, u64)>,
     bytes: usize,
+}
+
+impl Inner {
+    fn put(&mut self, budget: usize, key: Key, rev: u64, message: Bytes) {
+        let cost = message.len() + key.1.len() + OVERHEAD;
+        if cost > budget {
+            return;
+        }
+        if let Some((old_rev, old)) = self.map.get(&key) {
+            if *old_rev >= rev {
+                return;
+            }
+            self.bytes -= old.len() + key.1.len() + OVERHEAD;
+            self.map.remove(&key);
+        }
+        while self.bytes + cost > budget {
+            let Some((old_key, old_rev)) = self.order.pop_front() else {
+                break;
+            };
+            if self.map.get(&old_key).is_some_and(|(r, _)| *r == old_rev)
+                && let Some((_, m)) = self.map.remove(&old_key)
+            {
+                self.bytes -= m.len() + old_key.1.len() + OVERHEAD;
+            }
+        }
+        self.bytes += cost;
+        self.order.push_back((key.clone(), rev));
+        self.map.insert(key, (rev, message));
+    }
 }
 
 /// The process's cache.
@@ -46,36 +107,30 @@ impl MessageCache {
         &SHARED
     }
 
-    #[must_use]
-    pub fn get(&self, kind: u64, key: &Bytes, rev: u64) -> Option<Bytes> {
-        self.inner
-            .lock()
-            .map
-            .get(&(kind, key.clone(), rev))
-            .cloned()
+    /// The cached messages of `(key, rev)` pairs, `None` where absent.
+    pub fn get_many<'a>(
+        &self,
+        kind: u64,
+        wanted: impl Iterator<Item = (&'a Bytes, u64)>,
+    ) -> Vec<Option<Bytes>> {
+        let inner = self.inner.lock();
+        wanted
+            .map(|(key, rev)| {
+                inner
+                    .map
+                    .get(&(kind, key.clone()))
+                    .filter(|(r, _)| *r == rev)
+                    .map(|(_, m)| m.clone())
+            })
+            .collect()
     }
 
-    pub fn put(&self, kind: u64, key: Bytes, rev: u64, message: Bytes) {
-        let cost = message.len() + key.len() + 64;
-        if cost > self.budget {
-            return;
-        }
+    /// Keeps messages of `(key, rev)`.
+    pub fn put_many(&self, kind: u64, entries: impl Iterator<Item = (Bytes, u64, Bytes)>) {
         let mut inner = self.inner.lock();
-        let k = (kind, key, rev);
-        if inner.map.contains_key(&k) {
-            return;
+        for (key, rev, message) in entries {
+            inner.put(self.budget, (kind, key), rev, message);
         }
-        while inner.bytes + cost > self.budget {
-            let Some(old) = inner.order.pop_front() else {
-                break;
-            };
-            if let Some(m) = inner.map.remove(&old) {
-                inner.bytes -= m.len() + old.1.len() + 64;
-            }
-        }
-        inner.bytes += cost;
-        inner.order.push_back(k.clone());
-        inner.map.insert(k, message);
     }
 }
 
@@ -83,17 +138,37 @@ impl MessageCache {
 mod tests {
     use super::*;
 
+    fn key(k: &'static [u8]) -> Bytes {
+        Bytes::from_static(k)
+    }
+
+    fn get(cache: &MessageCache, k: &'static [u8], rev: u64) -> Option<Bytes> {
+        cache.get_many(1, [(&key(k), rev)].into_iter()).remove(0)
+    }
+
     #[test]
     fn keeps_within_budget_dropping_oldest_first() {
-        let cache = MessageCache::new(3 * (100 + 2 + 64));
-        for i in 0..5u64 {
-            cache.put(1, Bytes::from_static(b"/k"), i, Bytes::from(vec![0; 100]));
+        let cache = MessageCache::new(3 * (100 + 2 + OVERHEAD));
+        for k in [b"/a", b"/b", b"/c", b"/d", b"/e"] {
+            cache.put_many(1, [(key(k), 1, Bytes::from(vec![0; 100]))].into_iter());
         }
-        assert!(cache.get(1, &Bytes::from_static(b"/k"), 0).is_none());
-        assert!(cache.get(1, &Bytes::from_static(b"/k"), 1).is_none());
-        for i in 2..5 {
-            assert!(cache.get(1, &Bytes::from_static(b"/k"), i).is_some());
+        assert!(get(&cache, b"/a", 1).is_none());
+        assert!(get(&cache, b"/b", 1).is_none());
+        for k in [b"/c", b"/d", b"/e"] {
+            assert!(get(&cache, k, 1).is_some());
         }
-        assert!(cache.get(2, &Bytes::from_static(b"/k"), 4).is_none());
+        assert!(cache.get_many(2, [(&key(b"/e"), 1)].into_iter())[0].is_none());
+    }
+
+    #[test]
+    fn a_newer_revision_replaces_the_older() {
+        let cache = MessageCache::new(1 << 20);
+        cache.put_many(1, [(key(b"/a"), 1, Bytes::from_static(b"one"))].into_iter());
+        cache.put_many(1, [(key(b"/a"), 2, Bytes::from_static(b"two"))].into_iter());
+        assert!(get(&cache, b"/a", 1).is_none());
+        assert_eq!(get(&cache, b"/a", 2).as_deref(), Some(&b"two"[..]));
+        cache.put_many(1, [(key(b"/a"), 1, Bytes::from_static(b"one"))].into_iter());
+        assert_eq!(get(&cache, b"/a", 2).as_deref(), Some(&b"two"[..]));
+        assert_eq!(cache.inner.lock().bytes, 3 + 2 + OVERHEAD);
     }
 }

@@ -80,24 +80,40 @@ pub fn decode_object(schema: &Schema, body: &[u8]) -> Result<Value, ApiError> {
 
 /// Identifies a kind's served form in the message cache.
 fn kind_id(kind: &KindSpec) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = cache::FastHasher::default();
     (&kind.group, &kind.version, &kind.kind).hash(&mut h);
     h.finish()
 }
 
-/// The served object of a stored one as a bare message, from the cache
-/// when this version was encoded before.
-pub fn stored_message(kind: &KindSpec, kv: &KeyValue) -> Result<Bytes, ApiError> {
+/// The served objects of stored ones as bare messages, from the cache for
+/// versions encoded before (one lock for the whole batch).
+pub fn stored_messages(kind: &KindSpec, kvs: &[KeyValue]) -> Result<Vec<Bytes>, ApiError> {
     let cache = cache::MessageCache::shared();
     let id = kind_id(kind);
-    let rev = kv.mod_revision.get();
-    if let Some(hit) = cache.get(id, &kv.key, rev) {
-        return Ok(hit);
+    let found = cache.get_many(id, kvs.iter().map(|kv| (&kv.key, kv.mod_revision.get())));
+    let mut fresh = Vec::new();
+    let mut out = Vec::with_capacity(kvs.len());
+    for (kv, hit) in kvs.iter().zip(found) {
+        let message = match hit {
+            Some(m) => m,
+            None => {
+                let served = Store::decode_served(kind, kv)?;
+                let m = Bytes::from(encode_message(&kind.schema, &served)?);
+                fresh.push((kv.key.clone(), kv.mod_revision.get(), m.clone()));
+                m
+            }
+        };
+        out.push(message);
     }
-    let served = Store::decode_served(kind, kv)?;
-    let message = Bytes::from(encode_message(&kind.schema, &served)?);
-    cache.put(id, kv.key.clone(), rev, message.clone());
-    Ok(message)
+    if !fresh.is_empty() {
+        cache.put_many(id, fresh.into_iter());
+    }
+    Ok(out)
+}
+
+/// The served object of a stored one as a bare message.
+pub fn stored_message(kind: &KindSpec, kv: &KeyValue) -> Result<Bytes, ApiError> {
+    Ok(stored_messages(kind, std::slice::from_ref(kv))?.remove(0))
 }
 
 /// A stored object enveloped.
