@@ -24,8 +24,10 @@ fn text_types() -> Vec<String> {
     vec!["application/json".into(), "application/yaml".into()]
 }
 
-/// `writer` in the Accept header's fallback encoding; `err` when there is none.
-pub fn fallback(writer: Writer, err: ApiError) -> Result<Writer, ApiError> {
+/// `writer` in the Accept header's fallback encoding, else 406 naming the
+/// types that can carry the response (as Kubernetes answers); `why`
+/// protobuf cannot carry it goes to the debug log.
+pub fn fallback(writer: Writer, why: &ApiError) -> Result<Writer, ApiError> {
     match writer.encoding {
         Encoding::Protobuf(Protobuf {
             fallback: Some(text),
@@ -34,28 +36,20 @@ pub fn fallback(writer: Writer, err: ApiError) -> Result<Writer, ApiError> {
             encoding: text.into(),
             ..writer
         }),
-        Encoding::Protobuf(_) => Err(err),
+        Encoding::Protobuf(_) => {
+            tracing::debug!("protobuf not available: {why}");
+            Err(ApiError::NotAcceptable(text_types()))
+        }
         _ => Ok(writer),
     }
-}
-
-fn not_offered(kind: &KindSpec) -> ApiError {
-    let mut offered = text_types();
-    offered.insert(
-        0,
-        format!(
-            "(protobuf is not offered for {})",
-            kind.qualified_resource()
-        ),
-    );
-    ApiError::NotAcceptable(offered)
 }
 
 /// The writer for a kind's responses: protobuf only if the kind has it.
 pub fn for_kind(writer: Writer, kind: &KindSpec) -> Result<Writer, ApiError> {
     match writer.encoding {
         Encoding::Protobuf(_) if !protobuf::offered(&kind.schema) => {
-            fallback(writer, not_offered(kind))
+            let why = format!("{} has no protobuf form", kind.qualified_resource());
+            fallback(writer, &ApiError::NotAcceptable(vec![why]))
         }
         _ => Ok(writer),
     }
@@ -154,7 +148,7 @@ pub fn reply(
             add_warnings(&mut resp, warnings);
             resp
         }
-        Err(e) => match fallback(writer, e) {
+        Err(e) => match fallback(writer, &e) {
             Ok(w) => w.object(code, value, warnings),
             Err(e) => writer.error(&e),
         },

@@ -129,7 +129,7 @@ async fn dispatch(
             if let Encoding::Protobuf(_) = writer.encoding {
                 match protobuf::get(writer, &kind, &kv) {
                     Ok(resp) => return Ok(resp),
-                    Err(e) => writer = protobuf::fallback(writer, e)?,
+                    Err(e) => writer = protobuf::fallback(writer, &e)?,
                 }
             }
             Ok(writer.object(200, &Store::decode_served(&kind, &kv)?, &[]))
@@ -157,7 +157,7 @@ async fn dispatch(
             if let Encoding::Protobuf(_) = writer.encoding {
                 match protobuf::list(writer, &kind, &page) {
                     Ok(resp) => return Ok(resp),
-                    Err(e) => writer = protobuf::fallback(writer, e)?,
+                    Err(e) => writer = protobuf::fallback(writer, &e)?,
                 }
             }
             let items = page
