@@ -397,6 +397,40 @@ fn protobuf_responses_bodies_watch_errors_and_fallbacks() {
     );
     assert_eq!(r.status, 200);
     assert_eq!(s.get("/api/v1/namespaces/w/configmaps/one").status, 404);
+    // Watched again with a label selector: the update and the delete of
+    // the labelled one only; unselected, the delete too.
+    let watched = |query: &str| -> Vec<(String, String)> {
+        let r = get_pb(
+            &s,
+            &format!(
+                "/api/v1/namespaces/w/configmaps?watch=1&resourceVersion={rv_after_create}&timeoutSeconds=1{query}"
+            ),
+            PB,
+        );
+        k8s_proto::watch_events(&r.body)
+            .iter()
+            .map(|(t, obj)| {
+                let cm = ConfigMap::decode(k8s_proto::unwrap(obj).2.as_slice()).expect("ConfigMap");
+                (
+                    t.clone(),
+                    cm.metadata.and_then(|m| m.name).unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let pair = |t: &str, n: &str| (t.to_string(), n.to_string());
+    assert_eq!(
+        watched("&labelSelector=app%3Dweb"),
+        [pair("MODIFIED", "one"), pair("DELETED", "one")]
+    );
+    assert_eq!(
+        watched(""),
+        [
+            pair("MODIFIED", "one"),
+            pair("ADDED", "two"),
+            pair("DELETED", "one")
+        ]
+    );
 
     // The spec's spelling is answered in kind.
     let r = get_pb(&s, "/api/v1/namespaces/w", "application/vnd.svc.protobuf");

@@ -215,12 +215,11 @@ pub async fn serve(
         };
         // Other versions' watchers convert per watcher; the shared encoding is
         // of the stored form.
-        let filtered = opts.label.is_some()
-            || opts.field.is_some()
-            || opts.shard.is_some()
-            || !kind.stores_served_form()
-            // The batch's shared encoding is JSON's.
-            || matches!(framing, Framing::Protobuf);
+        let selecting = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
+        // The batch's shared encoding is JSON's; protobuf frames share the
+        // objects' encodings through the message cache instead.
+        let unselected_protobuf = !selecting && matches!(framing, Framing::Protobuf);
+        let filtered = selecting || !kind.stores_served_form() || unselected_protobuf;
         // Timers are created once: re-arming them per event costs more than
         // the event itself at high fan-out.
         let end = tokio::time::sleep_until(deadline);
@@ -234,7 +233,11 @@ pub async fn serve(
                         let bytes = if filtered {
                             let mut out = Vec::new();
                             for ev in events.iter() {
-                                translate(&kind, framing, ev, &opts, &mut out);
+                                if unselected_protobuf {
+                                    translate_unfiltered(&kind, framing, ev, &mut out);
+                                } else {
+                                    translate(&kind, framing, ev, &opts, &mut out);
+                                }
                             }
                             Bytes::from(out)
                         } else {
@@ -300,7 +303,7 @@ impl EncodedBatch {
         let mut bounds = Vec::with_capacity(all.len());
         for ev in all {
             let start = whole.len();
-            translate_unfiltered(kind, ev, &mut whole);
+            translate_unfiltered(kind, Framing::Json, ev, &mut whole);
             bounds.push((start, whole.len()));
         }
         let whole = Bytes::from(whole);
@@ -309,13 +312,13 @@ impl EncodedBatch {
     }
 }
 
-fn translate_unfiltered(kind: &KindSpec, ev: &Event, out: &mut Vec<u8>) {
+fn translate_unfiltered(kind: &KindSpec, framing: Framing, ev: &Event, out: &mut Vec<u8>) {
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), Some(_)) => frame(kind, Framing::Json, out, "MODIFIED", kv),
-        (EventKind::Put, Some(kv), None) => frame(kind, Framing::Json, out, "ADDED", kv),
+        (EventKind::Put, Some(kv), Some(_)) => frame(kind, framing, out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), None) => frame(kind, framing, out, "ADDED", kv),
         (EventKind::Delete, _, Some(prev)) => frame(
             kind,
-            Framing::Json,
+            framing,
             out,
             "DELETED",
             &KeyValue {
