@@ -11,19 +11,27 @@ use crate::api::error::ApiError;
 use crate::api::schema::{Schema, SchemaType};
 use crate::util::time::parse_rfc3339;
 
-fn unencodable(path: &str, why: &str) -> ApiError {
-    ApiError::NotAcceptable(vec![format!(
-        "protobuf cannot represent {}: {why}",
-        if path.is_empty() { "the object" } else { path }
-    )])
+/// Where a value is, spelled out only when encoding fails.
+#[derive(Clone, Copy)]
+pub enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Key(&'a Path<'a>, &'a str),
 }
 
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::Root => f.write_str("the object"),
+            Path::Field(Path::Root, k) => f.write_str(k),
+            Path::Field(parent, k) => write!(f, "{parent}.{k}"),
+            Path::Key(parent, k) => write!(f, "{parent}[{k}]"),
+        }
     }
+}
+
+fn unencodable(path: Path<'_>, why: &str) -> ApiError {
+    ApiError::NotAcceptable(vec![format!("protobuf cannot represent {path}: {why}")])
 }
 
 /// Appends the fields of `obj` as message `schema`. `skip` names top-level
@@ -32,7 +40,7 @@ pub fn message(
     schema: &Schema,
     obj: &Map<String, Value>,
     skip: &[&str],
-    path: &str,
+    path: Path<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), ApiError> {
     for (key, value) in obj {
@@ -41,14 +49,17 @@ pub fn message(
         }
         let Some(field) = schema.property(key) else {
             return Err(unencodable(
-                &child(path, key),
+                Path::Field(&path, key),
                 "the field is not in the schema",
             ));
         };
         let Some(number) = field.proto else {
-            return Err(unencodable(&child(path, key), "the field has no number"));
+            return Err(unencodable(
+                Path::Field(&path, key),
+                "the field has no number",
+            ));
         };
-        repeated_or_single(field, number, value, &child(path, key), out)?;
+        repeated_or_single(field, number, value, Path::Field(&path, key), out)?;
     }
     Ok(())
 }
@@ -57,7 +68,7 @@ fn repeated_or_single(
     schema: &Schema,
     number: u32,
     value: &Value,
-    path: &str,
+    path: Path<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), ApiError> {
     if let (Some(items), Value::Array(list)) = (&schema.items, value) {
@@ -76,7 +87,7 @@ fn repeated_or_single(
                 if v.is_null() {
                     return Ok(());
                 }
-                single(values, 2, v, &format!("{path}[{k}]"), o)
+                single(values, 2, v, Path::Key(&path, k), o)
             })?;
         }
         return Ok(());
@@ -99,7 +110,7 @@ fn single(
     schema: &Schema,
     number: u32,
     value: &Value,
-    path: &str,
+    path: Path<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), ApiError> {
     if schema.time_precision.is_some() {

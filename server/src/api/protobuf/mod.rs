@@ -45,7 +45,7 @@ pub fn encode_message(schema: &Schema, value: &Value) -> Result<Vec<u8>, ApiErro
         ]));
     };
     let mut out = Vec::with_capacity(512);
-    encode::message(schema, obj, &TYPE_META, "", &mut out)?;
+    encode::message(schema, obj, &TYPE_META, encode::Path::Root, &mut out)?;
     Ok(out)
 }
 

@@ -154,6 +154,30 @@ fn values_without_numbers_are_not_encoded_silently() {
 }
 
 #[test]
+fn encoding_failures_name_the_path() {
+    let obj = json!({"metadata": {"name": "c", "ownerReferences": [{"uid": "u", "extra": 1}]},
+        "data": {"a": 5}});
+    let Err(ApiError::NotAcceptable(why)) = encode_message(&config_map::schema(), &obj) else {
+        panic!("not encodable");
+    };
+    assert_eq!(
+        why,
+        [
+            "protobuf cannot represent metadata.ownerReferences.extra: the field is not in the schema"
+        ]
+    );
+    let Err(ApiError::NotAcceptable(why)) =
+        encode_message(&config_map::schema(), &json!({"data": {"a": 5}}))
+    else {
+        panic!("not encodable");
+    };
+    assert_eq!(
+        why,
+        ["protobuf cannot represent data[a]: the value does not match its schema"]
+    );
+}
+
+#[test]
 fn decoding_reads_what_go_writes() {
     // Go writes unset strings and the zero Time; unknown fields are skipped;
     // repeated integers may come packed.
