@@ -34,6 +34,10 @@ pub struct Args {
     /// Ten times smaller sizes, for a smoke run.
     #[arg(long)]
     pub quick: bool,
+    /// Only store the Events and list them in each response encoding
+    /// (JSON, protobuf, CBOR, Table); skips the other list and watch phases.
+    #[arg(long)]
+    pub encodings_only: bool,
     /// Events stored before the list phases [default: 100000, quick 10000].
     #[arg(long)]
     pub events: Option<u64>,

@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod clients;
+pub mod k8s_proto;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

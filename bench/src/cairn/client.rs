@@ -40,11 +40,23 @@ impl Conn {
         path: &str,
         body: Option<Bytes>,
     ) -> Result<Response<Incoming>> {
+        self.send_accepting(method, path, "application/json", body)
+            .await
+    }
+
+    /// `send` with another Accept header.
+    pub async fn send_accepting(
+        &mut self,
+        method: Method,
+        path: &str,
+        accept: &str,
+        body: Option<Bytes>,
+    ) -> Result<Response<Incoming>> {
         let mut req = Request::builder()
             .method(method)
             .uri(path)
             .header(header::HOST, self.host.clone())
-            .header(header::ACCEPT, "application/json")
+            .header(header::ACCEPT, accept)
             .header(header::USER_AGENT, "cairn-bench");
         if body.is_some() {
             req = req.header(header::CONTENT_TYPE, "application/json");

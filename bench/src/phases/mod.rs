@@ -2,6 +2,7 @@
 //! so every ratio comes from one run on the same machine state.
 
 mod create;
+mod encodings;
 mod list;
 mod watch;
 
@@ -69,6 +70,10 @@ pub async fn run(args: Args) -> Result<String> {
     create::run(&mut ctx, 1, 0..s.serial, None).await?;
     create::run(&mut ctx, conc, s.serial..s.events, Some(2.0)).await?;
     stored_rss(&mut ctx).await;
+    encodings::run(&mut ctx).await?;
+    if ctx.args.encodings_only {
+        return Ok(ctx.report.summary());
+    }
     list::full(&mut ctx).await?;
     list::paged(&mut ctx).await?;
     let small = s.events..s.events + s.watch_events;

@@ -10,6 +10,7 @@ pub mod kinds;
 pub mod meta;
 pub mod object;
 pub mod patch;
+pub mod protobuf;
 pub mod registry;
 pub mod schema;
 pub mod selectors;

@@ -11,6 +11,8 @@ pub mod list_body;
 pub mod negotiate;
 pub mod openapi;
 pub mod params;
+pub mod protobuf;
+pub mod protobuf_list;
 pub mod resource;
 pub mod respond;
 pub mod router;

@@ -12,7 +12,40 @@ use crate::api::error::ApiError;
 pub enum Encoding {
     Json,
     Yaml,
+    /// Offered per kind: see `http/protobuf.rs`.
+    Protobuf(Protobuf),
 }
+
+/// A protobuf answer as asked for: the media type's spelling, and what the
+/// Accept header takes instead when protobuf cannot carry the response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Protobuf {
+    /// `application/vnd.svc.protobuf` (the spec's) rather than Kubernetes'.
+    pub svc_spelling: bool,
+    /// JSON or YAML; `None`: protobuf or nothing (406).
+    pub fallback: Option<TextEncoding>,
+}
+
+/// The encodings a protobuf request can fall back to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextEncoding {
+    Json,
+    Yaml,
+}
+
+impl From<TextEncoding> for Encoding {
+    fn from(t: TextEncoding) -> Encoding {
+        match t {
+            TextEncoding::Json => Encoding::Json,
+            TextEncoding::Yaml => Encoding::Yaml,
+        }
+    }
+}
+
+/// Kubernetes' protobuf media type.
+pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+/// The spec's spelling of it.
+pub const PROTOBUF_SVC: &str = "application/vnd.svc.protobuf";
 
 impl Encoding {
     #[must_use]
@@ -20,6 +53,8 @@ impl Encoding {
         match self {
             Encoding::Json => "application/json",
             Encoding::Yaml => "application/yaml",
+            Encoding::Protobuf(p) if p.svc_spelling => PROTOBUF_SVC,
+            Encoding::Protobuf(_) => PROTOBUF,
         }
     }
 }
@@ -64,6 +99,7 @@ pub fn response_encoding(accept: Option<&str>) -> Result<Encoding, ApiError> {
     let Some(header) = accept.filter(|h| !h.trim().is_empty()) else {
         return Ok(Encoding::Json);
     };
+    let mut protobuf: Option<bool> = None;
     for r in parse_accept(header) {
         if r.q <= 0.0
             || r.params
@@ -72,11 +108,28 @@ pub fn response_encoding(accept: Option<&str>) -> Result<Encoding, ApiError> {
         {
             continue;
         }
-        match r.essence {
-            "application/json" | "application/*" | "*/*" => return Ok(Encoding::Json),
-            "application/yaml" => return Ok(Encoding::Yaml),
-            _ => {}
-        }
+        let text = match r.essence {
+            "application/json" | "application/*" | "*/*" => TextEncoding::Json,
+            "application/yaml" => TextEncoding::Yaml,
+            PROTOBUF | PROTOBUF_SVC => {
+                protobuf.get_or_insert(r.essence == PROTOBUF_SVC);
+                continue;
+            }
+            _ => continue,
+        };
+        return Ok(match protobuf {
+            Some(svc_spelling) => Encoding::Protobuf(Protobuf {
+                svc_spelling,
+                fallback: Some(text),
+            }),
+            None => text.into(),
+        });
+    }
+    if let Some(svc_spelling) = protobuf {
+        return Ok(Encoding::Protobuf(Protobuf {
+            svc_spelling,
+            fallback: None,
+        }));
     }
     Err(ApiError::NotAcceptable(
         OFFERED.iter().map(|s| (*s).to_string()).collect(),
@@ -124,6 +177,10 @@ pub fn encode(value: &Value, encoding: Encoding, pretty: bool) -> Bytes {
             .unwrap_or_default()
             .into_bytes()
             .into(),
+        // Protobuf needs a schema: `Writer::object` routes it to `http/protobuf.rs`.
+        Encoding::Protobuf(p) => {
+            encode(value, p.fallback.map_or(Encoding::Json, Into::into), pretty)
+        }
     }
 }
 
@@ -159,6 +216,23 @@ mod tests {
         );
         assert_eq!(
             response_encoding(Some("application/vnd.kubernetes.protobuf, */*")).ok(),
+            Some(Encoding::Protobuf(Protobuf {
+                svc_spelling: false,
+                fallback: Some(TextEncoding::Json)
+            }))
+        );
+        assert_eq!(
+            response_encoding(Some("application/vnd.svc.protobuf")).ok(),
+            Some(Encoding::Protobuf(Protobuf {
+                svc_spelling: true,
+                fallback: None
+            }))
+        );
+        assert_eq!(
+            response_encoding(Some(
+                "application/vnd.kubernetes.protobuf;as=Table;g=meta.k8s.io;v=v1, application/json"
+            ))
+            .ok(),
             Some(Encoding::Json)
         );
         assert!(matches!(

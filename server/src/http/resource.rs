@@ -17,8 +17,9 @@ use crate::api::store::{
 };
 use crate::http::body::{Body, read_limited};
 use crate::http::list_body::ListBody;
-use crate::http::negotiate::{decode_body, essence};
+use crate::http::negotiate::{Encoding, essence};
 use crate::http::params::Query;
+use crate::http::protobuf::{self, decode_body};
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 use crate::http::{AppState, auth};
@@ -77,6 +78,7 @@ async fn dispatch(
         .registry
         .lookup(&info.group, &info.version, &info.resource)
         .ok_or(ApiError::PathNotFound)?;
+    let mut writer = protobuf::for_kind(writer, &kind)?;
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);
     }
@@ -113,7 +115,9 @@ async fn dispatch(
     let read_body =
         |req: Request<Incoming>| read_limited(req.into_body(), state.config.max_request_bytes);
     match (method, name) {
-        (Method::GET, _) if watching => watch::serve(state, &kind, ns, name, query).await,
+        (Method::GET, _) if watching => {
+            watch::serve(state, &kind, ns, name, query, writer.encoding).await
+        }
         (Method::GET, Some(name)) => {
             let kv = state
                 .store
@@ -121,6 +125,12 @@ async fn dispatch(
                 .await?;
             if writer.is_compact_json() {
                 return Ok(writer.bytes(200, served::object_bytes(&kind, &kv)));
+            }
+            if let Encoding::Protobuf(_) = writer.encoding {
+                match protobuf::get(writer, &kind, &kv) {
+                    Ok(resp) => return Ok(resp),
+                    Err(e) => writer = protobuf::fallback(writer, &e)?,
+                }
             }
             Ok(writer.object(200, &Store::decode_served(&kind, &kv)?, &[]))
         }
@@ -144,6 +154,12 @@ async fn dispatch(
                     writer.stream(ListBody::new(Arc::clone(&kind), head, page.items).boxed())
                 );
             }
+            if let Encoding::Protobuf(_) = writer.encoding {
+                match protobuf::list(writer, &kind, &page) {
+                    Ok(resp) => return Ok(resp),
+                    Err(e) => writer = protobuf::fallback(writer, &e)?,
+                }
+            }
             let items = page
                 .items
                 .iter()
@@ -163,18 +179,18 @@ async fn dispatch(
             }
             let opts = query.write_options(user_agent.as_deref())?;
             let body = read_body(req).await?;
-            let decoded = decode_body(content_type.as_deref(), &body)?;
+            let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
-            Ok(respond_written(writer, 201, out))
+            Ok(respond_written(writer, &kind, 201, out))
         }
         (Method::PUT, Some(name)) => {
             let mut opts = query.write_options(user_agent.as_deref())?;
             opts.subresource = subresource;
             let body = read_body(req).await?;
-            let decoded = decode_body(content_type.as_deref(), &body)?;
+            let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, code, out))
+            Ok(respond_written(writer, &kind, code, out))
         }
         (Method::PATCH, Some(name)) => {
             let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
@@ -203,30 +219,36 @@ async fn dispatch(
                 .patch(&kind, ns, name, patch_type, &body, &opts)
                 .await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, code, out))
+            Ok(respond_written(writer, &kind, code, out))
         }
         (Method::DELETE, Some(name)) => {
             let body = read_body(req).await?;
-            let mut opts = delete_options(query, &body)?;
+            let mut opts = delete_options(query, content_type.as_deref(), &body)?;
             check_unsafe_delete(state, &mut opts)?;
             match state.store.delete(&kind, ns, name, &opts).await? {
                 Deleted::Removed(obj) if kind.return_deleted_object => {
-                    Ok(writer.object(200, &obj, &[]))
+                    Ok(protobuf::reply(writer, &kind, 200, &obj, &[]))
                 }
-                Deleted::Removed(obj) => Ok(writer.object(200, &success_status(&kind, &obj), &[])),
+                Deleted::Removed(obj) => Ok(protobuf::reply(
+                    writer,
+                    &kind,
+                    200,
+                    &success_status(&kind, &obj),
+                    &[],
+                )),
                 Deleted::Pending(obj) => {
                     let code = if opts.orphan_dependents == Some(false) {
                         202
                     } else {
                         200
                     };
-                    Ok(writer.object(code, &obj, &[]))
+                    Ok(protobuf::reply(writer, &kind, code, &obj, &[]))
                 }
             }
         }
         (Method::DELETE, None) => {
             let body = read_body(req).await?;
-            let mut opts = delete_options(query, &body)?;
+            let mut opts = delete_options(query, content_type.as_deref(), &body)?;
             check_unsafe_delete(state, &mut opts)?;
             let list = query.list_options(&kind, &state.config.feature_gates)?;
             let (items, revision) = state
@@ -239,7 +261,13 @@ async fn dispatch(
                 continue_token: None,
                 remaining: None,
             };
-            Ok(writer.object(200, &list_object(&kind, page), &[]))
+            Ok(protobuf::reply(
+                writer,
+                &kind,
+                200,
+                &list_object(&kind, page),
+                &[],
+            ))
         }
         (Method::PUT | Method::PATCH, None) => {
             Err(method_not_allowed(&kind, "this method on a collection"))
@@ -252,6 +280,7 @@ async fn dispatch(
 /// A write's answer: the stored bytes when the client takes compact JSON.
 fn respond_written(
     writer: Writer,
+    kind: &KindSpec,
     code: u16,
     out: crate::api::store::WriteOutcome,
 ) -> Response<Body> {
@@ -261,7 +290,7 @@ fn respond_written(
             crate::http::respond::add_warnings(&mut resp, &out.warnings);
             resp
         }
-        _ => writer.object(code, &out.object, &out.warnings),
+        _ => protobuf::reply(writer, kind, code, &out.object, &out.warnings),
     }
 }
 
@@ -305,11 +334,18 @@ pub fn list_object(kind: &KindSpec, page: ListPage) -> Value {
     list
 }
 
-/// DeleteOptions from the query and an optional JSON body.
-fn delete_options(query: &Query, body: &Bytes) -> Result<DeleteOptions, ApiError> {
+/// DeleteOptions from the query and an optional JSON or protobuf body.
+fn delete_options(
+    query: &Query,
+    content_type: Option<&str>,
+    body: &Bytes,
+) -> Result<DeleteOptions, ApiError> {
     let opts = query.delete_options()?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(opts);
+    }
+    if let Some(v) = protobuf::delete_options_body(content_type, body)? {
+        return with_delete_body(opts, &v);
     }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;

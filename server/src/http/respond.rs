@@ -28,6 +28,9 @@ impl Writer {
     /// An object (or list, or Status) with a status code and warnings.
     #[must_use]
     pub fn object(&self, code: u16, value: &Value, warnings: &[String]) -> Response<Body> {
+        if let Encoding::Protobuf(p) = self.encoding {
+            return crate::http::protobuf::untyped(*self, p, code, value, warnings);
+        }
         let mut resp = Response::new(full(encode(value, self.encoding, self.pretty)));
         *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
         resp.headers_mut().insert(

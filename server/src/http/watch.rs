@@ -24,14 +24,33 @@ use crate::api::store::read::selected;
 use crate::api::store::{ListOptions, ResourceVersionMatch, Store, parse_rv};
 use crate::http::AppState;
 use crate::http::body::{Body, channel};
+use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
+use crate::http::protobuf;
 use crate::storage::{Event, EventKind, KeyRange, KeyValue, Revision, StorageError};
 
 /// How often a watch with `allowWatchBookmarks` gets a BOOKMARK (Kubernetes
 /// sends roughly one a minute).
 const BOOKMARK_EVERY: Duration = Duration::from_secs(60);
 
-fn frame(kind: &KindSpec, out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
+/// How events are framed: JSON lines, or length-prefixed protobuf.
+#[derive(Clone, Copy)]
+enum Framing {
+    Json,
+    Protobuf,
+}
+
+fn frame(kind: &KindSpec, framing: Framing, out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
+    if let Framing::Protobuf = framing {
+        if let Err(e) = protobuf::watch_event(kind, event_type, kv, out) {
+            // Mid-stream there is no other encoding to turn to.
+            let status = ApiError::Internal(format!("this object has no protobuf form: {e}"));
+            if let Ok(b) = protobuf::watch_value(kind, "ERROR", &status.status()) {
+                out.extend_from_slice(&b);
+            }
+        }
+        return;
+    }
     out.extend_from_slice(b"{\"type\":\"");
     out.extend_from_slice(event_type.as_bytes());
     out.extend_from_slice(b"\",\"object\":");
@@ -39,7 +58,10 @@ fn frame(kind: &KindSpec, out: &mut Vec<u8>, event_type: &str, kv: &KeyValue) {
     out.extend_from_slice(b"}\n");
 }
 
-fn line(event_type: &str, object: &serde_json::Value) -> Bytes {
+fn line(kind: &KindSpec, framing: Framing, event_type: &str, object: &serde_json::Value) -> Bytes {
+    if let Framing::Protobuf = framing {
+        return protobuf::watch_value(kind, event_type, object).unwrap_or_default();
+    }
     let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object}))
         .expect("JSON values serialize");
     out.push(b'\n');
@@ -47,21 +69,28 @@ fn line(event_type: &str, object: &serde_json::Value) -> Bytes {
 }
 
 /// The ERROR event for a start revision that was compacted away.
-fn expired_event() -> Bytes {
+fn expired_event(kind: &KindSpec, framing: Framing) -> Bytes {
     let status = ApiError::Expired {
         message: "The resourceVersion for the provided watch is too old.".into(),
         continue_token: None,
     }
     .status();
-    line("ERROR", &status)
+    line(kind, framing, "ERROR", &status)
 }
 
-fn bookmark(kind: &KindSpec, rev: Revision, initial_events_end: Option<&str>) -> Bytes {
+fn bookmark(
+    kind: &KindSpec,
+    framing: Framing,
+    rev: Revision,
+    initial_events_end: Option<&str>,
+) -> Bytes {
     let mut meta = json!({"resourceVersion": rev.get().to_string()});
     if let Some(domain) = initial_events_end {
         meta["annotations"] = json!({format!("{domain}/initial-events-end"): "true"});
     }
     line(
+        kind,
+        framing,
         "BOOKMARK",
         &json!({"kind": kind.kind, "apiVersion": kind.api_version(), "metadata": meta}),
     )
@@ -94,7 +123,12 @@ pub async fn serve(
     ns: Option<&str>,
     name: Option<&str>,
     query: &Query,
+    encoding: Encoding,
 ) -> Result<Response<Body>, ApiError> {
+    let framing = match encoding {
+        Encoding::Protobuf(_) => Framing::Protobuf,
+        _ => Framing::Json,
+    };
     let mut opts = query.list_options(kind, &state.config.feature_gates)?;
     let rv = parse_rv(opts.resource_version.as_deref())?;
     let bookmarks = query.bool("allowWatchBookmarks")?.unwrap_or(false);
@@ -163,10 +197,10 @@ pub async fn serve(
             tokio::time::Instant::now() + timeout.unwrap_or(Duration::from_secs(3600 * 24 * 365));
         let mut chunk = Vec::new();
         for kv in &initial {
-            frame(&kind, &mut chunk, "ADDED", kv);
+            frame(&kind, framing, &mut chunk, "ADDED", kv);
         }
         if let Some(domain) = &end_bookmark {
-            chunk.extend_from_slice(&bookmark(&kind, after, Some(domain)));
+            chunk.extend_from_slice(&bookmark(&kind, framing, after, Some(domain)));
         }
         if !chunk.is_empty() && tx.send(chunk.into()).await.is_err() {
             return;
@@ -174,17 +208,18 @@ pub async fn serve(
         let mut watch = match watch {
             Ok(w) => w,
             Err(StorageError::Compacted { .. }) => {
-                let _ = tx.send(expired_event()).await;
+                let _ = tx.send(expired_event(&kind, framing)).await;
                 return;
             }
             Err(_) => return,
         };
         // Other versions' watchers convert per watcher; the shared encoding is
         // of the stored form.
-        let filtered = opts.label.is_some()
-            || opts.field.is_some()
-            || opts.shard.is_some()
-            || !kind.stores_served_form();
+        let selecting = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
+        // The batch's shared encoding is JSON's; protobuf frames share the
+        // objects' encodings through the message cache instead.
+        let unselected_protobuf = !selecting && matches!(framing, Framing::Protobuf);
+        let filtered = selecting || !kind.stores_served_form() || unselected_protobuf;
         // Timers are created once: re-arming them per event costs more than
         // the event itself at high fan-out.
         let end = tokio::time::sleep_until(deadline);
@@ -198,7 +233,11 @@ pub async fn serve(
                         let bytes = if filtered {
                             let mut out = Vec::new();
                             for ev in events.iter() {
-                                translate(&kind, ev, &opts, &mut out);
+                                if unselected_protobuf {
+                                    translate_unfiltered(&kind, framing, ev, &mut out);
+                                } else {
+                                    translate(&kind, framing, ev, &opts, &mut out);
+                                }
                             }
                             Bytes::from(out)
                         } else {
@@ -219,20 +258,20 @@ pub async fn serve(
                         }
                     }
                     Some(Err(StorageError::Compacted { .. })) => {
-                        let _ = tx.send(expired_event()).await;
+                        let _ = tx.send(expired_event(&kind, framing)).await;
                         return;
                     }
                     // Lagged (the client reads too slowly: it must re-list), or closed.
                     _ => return,
                 },
                 _ = ticks.tick(), if bookmarks => {
-                    if tx.send(bookmark(&kind, watch.progress(), None)).await.is_err() {
+                    if tx.send(bookmark(&kind, framing, watch.progress(), None)).await.is_err() {
                         return;
                     }
                 }
                 () = &mut end => {
                     if bookmarks {
-                        let _ = tx.send(bookmark(&kind, watch.progress(), None)).await;
+                        let _ = tx.send(bookmark(&kind, framing, watch.progress(), None)).await;
                     }
                     return;
                 }
@@ -242,10 +281,12 @@ pub async fn serve(
         }
     });
     let mut resp = Response::new(body);
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    let content_type = match encoding {
+        Encoding::Protobuf(p) => protobuf::watch_content_type(p),
+        _ => "application/json",
+    };
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     Ok(resp)
 }
 
@@ -262,7 +303,7 @@ impl EncodedBatch {
         let mut bounds = Vec::with_capacity(all.len());
         for ev in all {
             let start = whole.len();
-            translate_unfiltered(kind, ev, &mut whole);
+            translate_unfiltered(kind, Framing::Json, ev, &mut whole);
             bounds.push((start, whole.len()));
         }
         let whole = Bytes::from(whole);
@@ -271,12 +312,13 @@ impl EncodedBatch {
     }
 }
 
-fn translate_unfiltered(kind: &KindSpec, ev: &Event, out: &mut Vec<u8>) {
+fn translate_unfiltered(kind: &KindSpec, framing: Framing, ev: &Event, out: &mut Vec<u8>) {
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), Some(_)) => frame(kind, out, "MODIFIED", kv),
-        (EventKind::Put, Some(kv), None) => frame(kind, out, "ADDED", kv),
+        (EventKind::Put, Some(kv), Some(_)) => frame(kind, framing, out, "MODIFIED", kv),
+        (EventKind::Put, Some(kv), None) => frame(kind, framing, out, "ADDED", kv),
         (EventKind::Delete, _, Some(prev)) => frame(
             kind,
+            framing,
             out,
             "DELETED",
             &KeyValue {
@@ -289,7 +331,7 @@ fn translate_unfiltered(kind: &KindSpec, ev: &Event, out: &mut Vec<u8>) {
 }
 
 /// Appends the watch event one storage event is for a client with selectors, if any.
-fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>) {
+fn translate(kind: &KindSpec, framing: Framing, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>) {
     let matches = |kv: Option<&KeyValue>| {
         kv.is_some_and(|kv| Store::decode_served(kind, kv).is_ok_and(|o| selected(kind, &o, opts)))
     };
@@ -300,9 +342,11 @@ fn translate(kind: &KindSpec, ev: &Event, opts: &ListOptions, out: &mut Vec<u8>)
         ..prev.clone()
     };
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), _) if new_ok && old_ok => frame(kind, out, "MODIFIED", kv),
-        (EventKind::Put, Some(kv), _) if new_ok => frame(kind, out, "ADDED", kv),
-        (_, _, Some(prev)) if old_ok => frame(kind, out, "DELETED", &as_deleted(prev)),
+        (EventKind::Put, Some(kv), _) if new_ok && old_ok => {
+            frame(kind, framing, out, "MODIFIED", kv);
+        }
+        (EventKind::Put, Some(kv), _) if new_ok => frame(kind, framing, out, "ADDED", kv),
+        (_, _, Some(prev)) if old_ok => frame(kind, framing, out, "DELETED", &as_deleted(prev)),
         _ => {}
     }
 }

@@ -22,6 +22,12 @@ pub fn schema() -> Schema {
             Schema::boolean().describe("When true, data and binaryData can no longer change."),
         ),
     ])
+    .proto_fields([
+        ("metadata", 1),
+        ("data", 2),
+        ("binaryData", 3),
+        ("immutable", 4),
+    ])
     .describe("ConfigMap holds configuration data for pods to consume.")
 }
 

@@ -33,6 +33,15 @@ fn object_reference() -> Schema {
         ("fieldPath", Schema::string()),
     ])
     .atomic_map()
+    .proto_fields([
+        ("kind", 1),
+        ("namespace", 2),
+        ("name", 3),
+        ("uid", 4),
+        ("apiVersion", 5),
+        ("resourceVersion", 6),
+        ("fieldPath", 7),
+    ])
 }
 
 /// The schema of a core/v1 Event.
@@ -42,7 +51,7 @@ pub fn schema() -> Schema {
         ("involvedObject", object_reference().describe("The object that this event is about.")),
         ("reason", Schema::string().describe("Short, machine understandable reason for the transition into the object's current status.")),
         ("message", Schema::string().describe("A human-readable description of the status of this operation.")),
-        ("source", Schema::object([("component", Schema::string()), ("host", Schema::string())]).describe("The component reporting this event.")),
+        ("source", Schema::object([("component", Schema::string()), ("host", Schema::string())]).proto_fields([("component", 1), ("host", 2)]).describe("The component reporting this event.")),
         ("firstTimestamp", Schema::time().nullable().describe("The time at which the event was first recorded.")),
         ("lastTimestamp", Schema::time().nullable().describe("The time at which the most recent occurrence of this event was recorded.")),
         ("count", Schema::integer_i32().describe("The number of times this event has occurred.")),
@@ -51,6 +60,7 @@ pub fn schema() -> Schema {
         (
             "series",
             Schema::object([("count", Schema::integer_i32()), ("lastObservedTime", Schema::micro_time())])
+                .proto_fields([("count", 1), ("lastObservedTime", 2)])
                 .describe("Data about the Event series this event represents, or nil if it's a singleton Event."),
         ),
         ("action", Schema::string().describe("What action was taken/failed regarding to the regarding object.")),
@@ -59,6 +69,23 @@ pub fn schema() -> Schema {
         ("reportingInstance", Schema::string().describe("ID of the controller instance.")),
     ])
     .required(["involvedObject"])
+    .proto_fields([
+        ("metadata", 1),
+        ("involvedObject", 2),
+        ("reason", 3),
+        ("message", 4),
+        ("source", 5),
+        ("firstTimestamp", 6),
+        ("lastTimestamp", 7),
+        ("count", 8),
+        ("type", 9),
+        ("eventTime", 10),
+        ("series", 11),
+        ("action", 12),
+        ("related", 13),
+        ("reportingComponent", 14),
+        ("reportingInstance", 15),
+    ])
     .describe("Event is a report of an event somewhere in the cluster.")
 }
 

@@ -86,7 +86,23 @@ pub fn schema() -> Schema {
         }
     }
     s.required = vec!["metadata".into()];
-    s
+    s.proto_fields([
+        ("metadata", 1),
+        ("eventTime", 2),
+        ("series", 3),
+        ("reportingController", 4),
+        ("reportingInstance", 5),
+        ("action", 6),
+        ("reason", 7),
+        ("regarding", 8),
+        ("related", 9),
+        ("note", 10),
+        ("type", 11),
+        ("deprecatedSource", 12),
+        ("deprecatedFirstTimestamp", 13),
+        ("deprecatedLastTimestamp", 14),
+        ("deprecatedCount", 15),
+    ])
 }
 
 /// The create rules events/v1 adds (Kubernetes' `ValidateEventCreate` for

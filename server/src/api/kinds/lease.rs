@@ -17,8 +17,18 @@ pub fn schema() -> Schema {
             ("strategy", Schema::string()),
             ("preferredHolder", Schema::string()),
         ])
+        .proto_fields([
+            ("holderIdentity", 1),
+            ("leaseDurationSeconds", 2),
+            ("acquireTime", 3),
+            ("renewTime", 4),
+            ("leaseTransitions", 5),
+            ("strategy", 6),
+            ("preferredHolder", 7),
+        ])
         .describe("Specification of the Lease."),
     )])
+    .proto_fields([("metadata", 1), ("spec", 2)])
     .describe("Lease defines a lease concept.")
 }
 

@@ -13,6 +13,7 @@ pub fn schema() -> Schema {
         (
             "spec",
             Schema::object([("finalizers", Schema::string_list().atomic_list())])
+                .proto_fields([("finalizers", 1)])
                 .describe("Spec defines the behavior of the Namespace."),
         ),
         (
@@ -28,9 +29,11 @@ pub fn schema() -> Schema {
                     Schema::array(condition).map_list(["type"]).merge_by("type"),
                 ),
             ])
+            .proto_fields([("phase", 1), ("conditions", 2)])
             .describe("Status describes the current status of a Namespace."),
         ),
     ])
+    .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
     .describe("Namespace provides a scope for Names.")
 }
 

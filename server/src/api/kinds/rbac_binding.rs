@@ -18,6 +18,7 @@ fn role_ref() -> Schema {
     ])
     .required(["kind", "name"])
     .atomic_map()
+    .proto_fields([("apiGroup", 1), ("kind", 2), ("name", 3)])
     .describe("The Role or ClusterRole granted; it cannot change.")
 }
 
@@ -30,6 +31,7 @@ fn subject() -> Schema {
     ])
     .required(["kind", "name"])
     .atomic_map()
+    .proto_fields([("kind", 1), ("apiGroup", 2), ("name", 3), ("namespace", 4)])
 }
 
 fn binding_schema(description: &str) -> Schema {
@@ -38,6 +40,7 @@ fn binding_schema(description: &str) -> Schema {
         ("roleRef", role_ref()),
     ])
     .required(["roleRef"])
+    .proto_fields([("metadata", 1), ("subjects", 2), ("roleRef", 3)])
     .describe(description)
 }
 

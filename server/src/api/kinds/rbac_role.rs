@@ -18,6 +18,13 @@ fn policy_rule() -> Schema {
         ("nonResourceURLs", Schema::string_list().atomic_list()),
     ])
     .required(["verbs"])
+    .proto_fields([
+        ("verbs", 1),
+        ("apiGroups", 2),
+        ("resources", 3),
+        ("resourceNames", 4),
+        ("nonResourceURLs", 5),
+    ])
 }
 
 /// `metav1.LabelSelector`.
@@ -28,12 +35,14 @@ pub fn label_selector() -> Schema {
         ("operator", Schema::string()),
         ("values", Schema::string_list().atomic_list()),
     ])
-    .required(["key", "operator"]);
+    .required(["key", "operator"])
+    .proto_fields([("key", 1), ("operator", 2), ("values", 3)]);
     Schema::object([
         ("matchLabels", Schema::string_map()),
         ("matchExpressions", Schema::array(requirement).atomic_list()),
     ])
     .atomic_map()
+    .proto_fields([("matchLabels", 1), ("matchExpressions", 2)])
 }
 
 fn rules() -> Schema {
@@ -46,6 +55,7 @@ fn rules() -> Schema {
 #[must_use]
 pub fn role_schema() -> Schema {
     Schema::resource([("rules", rules())])
+        .proto_fields([("metadata", 1), ("rules", 2)])
         .describe("Role is a namespaced, logical grouping of PolicyRules.")
 }
 
@@ -60,9 +70,11 @@ pub fn cluster_role_schema() -> Schema {
                 "clusterRoleSelectors",
                 Schema::array(label_selector()).atomic_list(),
             )])
+            .proto_fields([("clusterRoleSelectors", 1)])
             .describe("Selects the ClusterRoles whose rules this role aggregates."),
         ),
     ])
+    .proto_fields([("metadata", 1), ("rules", 2), ("aggregationRule", 3)])
     .describe("ClusterRole is a cluster level, logical grouping of PolicyRules.")
 }
 

@@ -29,6 +29,13 @@ pub fn schema() -> Schema {
             Schema::boolean().describe("When true, data can no longer change."),
         ),
     ])
+    .proto_fields([
+        ("metadata", 1),
+        ("data", 2),
+        ("type", 3),
+        ("stringData", 4),
+        ("immutable", 5),
+    ])
     .describe("Secret holds secret data of a certain type.")
 }
 

@@ -20,6 +20,14 @@ fn service_port() -> Schema {
         ("nodePort", Schema::integer_i32()),
     ])
     .required(["port"])
+    .proto_fields([
+        ("name", 1),
+        ("protocol", 2),
+        ("port", 3),
+        ("targetPort", 4),
+        ("nodePort", 5),
+        ("appProtocol", 6),
+    ])
 }
 
 fn spec() -> Schema {
@@ -69,6 +77,29 @@ fn spec() -> Schema {
         ("trafficDistribution", Schema::string()),
     ])
     .preserve_unknown()
+    // sessionAffinityConfig (14) is a message this schema leaves free-form:
+    // unnumbered, so protobuf is not used for services that set it.
+    .proto_fields([
+        ("ports", 1),
+        ("selector", 2),
+        ("clusterIP", 3),
+        ("type", 4),
+        ("externalIPs", 5),
+        ("sessionAffinity", 7),
+        ("loadBalancerIP", 8),
+        ("loadBalancerSourceRanges", 9),
+        ("externalName", 10),
+        ("externalTrafficPolicy", 11),
+        ("healthCheckNodePort", 12),
+        ("publishNotReadyAddresses", 13),
+        ("ipFamilyPolicy", 17),
+        ("clusterIPs", 18),
+        ("ipFamilies", 19),
+        ("allocateLoadBalancerNodePorts", 20),
+        ("loadBalancerClass", 21),
+        ("internalTrafficPolicy", 22),
+        ("trafficDistribution", 23),
+    ])
     .describe("Spec defines the behavior of a service.")
 }
 
@@ -81,7 +112,9 @@ fn status() -> Schema {
             "ports",
             Schema::array(Schema::free_form_object()).atomic_list(),
         ),
-    ]);
+    ])
+    // ports (4, PortStatus) is free-form here: unnumbered.
+    .proto_fields([("ip", 1), ("hostname", 2), ("ipMode", 3)]);
     let condition = Schema::object([
         ("type", Schema::string()),
         ("status", Schema::string()),
@@ -90,11 +123,20 @@ fn status() -> Schema {
         ("reason", Schema::string()),
         ("message", Schema::string()),
     ])
-    .required(["type", "status"]);
+    .required(["type", "status"])
+    .proto_fields([
+        ("type", 1),
+        ("status", 2),
+        ("observedGeneration", 3),
+        ("lastTransitionTime", 4),
+        ("reason", 5),
+        ("message", 6),
+    ]);
     Schema::object([
         (
             "loadBalancer",
-            Schema::object([("ingress", Schema::array(ingress).atomic_list())]),
+            Schema::object([("ingress", Schema::array(ingress).atomic_list())])
+                .proto_fields([("ingress", 1)]),
         ),
         (
             "conditions",
@@ -102,6 +144,7 @@ fn status() -> Schema {
         ),
     ])
     .preserve_unknown()
+    .proto_fields([("loadBalancer", 1), ("conditions", 2)])
     .describe("Most recently observed status of the service.")
 }
 
@@ -109,6 +152,7 @@ fn status() -> Schema {
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([("spec", spec()), ("status", status())])
+        .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
         .describe("Service is a named abstraction of software service.")
 }
 

@@ -15,6 +15,15 @@ fn object_reference() -> Schema {
         ("fieldPath", Schema::string()),
     ])
     .atomic_map()
+    .proto_fields([
+        ("kind", 1),
+        ("namespace", 2),
+        ("name", 3),
+        ("uid", 4),
+        ("apiVersion", 5),
+        ("resourceVersion", 6),
+        ("fieldPath", 7),
+    ])
 }
 
 /// The schema of a core/v1 ServiceAccount.
@@ -32,15 +41,25 @@ pub fn schema() -> Schema {
         ),
         (
             "imagePullSecrets",
-            Schema::array(Schema::object([("name", Schema::string())]).atomic_map())
-                .atomic_list()
-                .describe("Secrets used to pull images of pods that run as this service account."),
+            Schema::array(
+                Schema::object([("name", Schema::string())])
+                    .atomic_map()
+                    .proto_fields([("name", 1)]),
+            )
+            .atomic_list()
+            .describe("Secrets used to pull images of pods that run as this service account."),
         ),
         (
             "automountServiceAccountToken",
             Schema::boolean()
                 .describe("Whether pods of this service account get an API token mounted."),
         ),
+    ])
+    .proto_fields([
+        ("metadata", 1),
+        ("secrets", 2),
+        ("imagePullSecrets", 3),
+        ("automountServiceAccountToken", 4),
     ])
     .describe("ServiceAccount binds together a name, a principal and a set of secrets.")
 }

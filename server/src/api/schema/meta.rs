@@ -32,7 +32,15 @@ impl Schema {
             ("blockOwnerDeletion", Schema::boolean()),
         ])
         .required(["apiVersion", "kind", "name", "uid"])
-        .atomic_map();
+        .atomic_map()
+        .proto_fields([
+            ("kind", 1),
+            ("name", 3),
+            ("uid", 4),
+            ("apiVersion", 5),
+            ("controller", 6),
+            ("blockOwnerDeletion", 7),
+        ]);
         let managed_fields_entry = Schema::object([
             ("manager", Schema::string()),
             ("operation", Schema::string()),
@@ -41,6 +49,15 @@ impl Schema {
             ("fieldsType", Schema::string()),
             ("fieldsV1", Schema::free_form_object()),
             ("subresource", Schema::string()),
+        ])
+        .proto_fields([
+            ("manager", 1),
+            ("operation", 2),
+            ("apiVersion", 3),
+            ("time", 4),
+            ("fieldsType", 6),
+            ("fieldsV1", 7),
+            ("subresource", 8),
         ]);
         Schema::object([
             ("name", Schema::string()),
@@ -70,6 +87,23 @@ impl Schema {
                 "managedFields",
                 Schema::array(managed_fields_entry).atomic_list(),
             ),
+        ])
+        .proto_fields([
+            ("name", 1),
+            ("generateName", 2),
+            ("namespace", 3),
+            ("selfLink", 4),
+            ("uid", 5),
+            ("resourceVersion", 6),
+            ("generation", 7),
+            ("creationTimestamp", 8),
+            ("deletionTimestamp", 9),
+            ("deletionGracePeriodSeconds", 10),
+            ("labels", 11),
+            ("annotations", 12),
+            ("ownerReferences", 13),
+            ("finalizers", 14),
+            ("managedFields", 17),
         ])
         .describe("Standard object's metadata.")
     }

@@ -98,6 +98,10 @@ pub struct Schema {
     pub default: Option<Value>,
     /// `x-kubernetes-validations`, compiled when the schema was read.
     pub rules: Vec<Rule>,
+    /// Protobuf field number of this node in its parent message (Kubernetes'
+    /// `generated.proto` for built-in kinds); `None`: no protobuf form. How
+    /// the value is written follows from the node's shape (`api/protobuf`).
+    pub proto: Option<u32>,
 }
 
 /// The OpenAPI value validations of one node. Lengths count Unicode
@@ -308,6 +312,13 @@ impl Schema {
             ("message", Schema::string()),
         ])
         .required(["type", "status"])
+        .proto_fields([
+            ("type", 1),
+            ("status", 2),
+            ("lastTransitionTime", 4),
+            ("reason", 5),
+            ("message", 6),
+        ])
     }
 
     /// Marks fields as required.
@@ -402,6 +413,28 @@ impl Schema {
     pub fn patch_strategy(mut self, strategy: &str) -> Schema {
         self.patch_strategy = Some(strategy.to_owned());
         self
+    }
+
+    /// Numbers this object's fields for protobuf: `(name, field number)`.
+    /// Panics on a name the object does not declare: a typo in a kind's data.
+    #[must_use]
+    pub fn proto_fields<'a>(mut self, numbers: impl IntoIterator<Item = (&'a str, u32)>) -> Schema {
+        for (name, number) in numbers {
+            let Some((_, field)) = self.properties.iter_mut().find(|(k, _)| k == name) else {
+                panic!("proto_fields: no field {name:?} to number");
+            };
+            field.proto = Some(number);
+        }
+        self
+    }
+
+    /// The declared field numbered `number` for protobuf.
+    #[must_use]
+    pub fn proto_field(&self, number: u32) -> Option<(&str, &Schema)> {
+        self.properties
+            .iter()
+            .find(|(_, s)| s.proto == Some(number))
+            .map(|(k, s)| (k.as_str(), s))
     }
 
     /// The declared schema of field `name`.
