@@ -15,4 +15,5 @@ pub mod schema;
 pub mod selectors;
 pub mod served;
 pub mod store;
+pub mod table;
 pub mod validation;
