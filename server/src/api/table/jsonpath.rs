@@ -149,10 +149,7 @@ fn bracket(inner: &str) -> Result<Step, String> {
     if let Some(name) = unquote(inner) {
         return Ok(Step::Field(name.to_string()));
     }
-    if let Some(expr) = inner
-        .strip_prefix("?(")
-        .and_then(|s| s.strip_suffix(')'))
-    {
+    if let Some(expr) = inner.strip_prefix("?(").and_then(|s| s.strip_suffix(')')) {
         return filter(expr.trim()).map(Step::Filter);
     }
     let int = |s: &str| -> Result<Option<i64>, String> {

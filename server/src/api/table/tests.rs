@@ -38,10 +38,7 @@ fn default_columns_are_name_and_created_at() {
     );
     assert_eq!(t["columnDefinitions"][1]["name"], "Created At");
     assert_eq!(t["columnDefinitions"][1]["type"], "date");
-    assert_eq!(
-        t["rows"][0]["cells"],
-        json!(["a", "2024-05-01T10:00:00Z"])
-    );
+    assert_eq!(t["rows"][0]["cells"], json!(["a", "2024-05-01T10:00:00Z"]));
     assert_eq!(
         t["rows"][0]["object"],
         json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
@@ -60,8 +57,14 @@ fn include_object_variants() {
     assert!(none.as_object().is_some_and(|o| o.contains_key("object")));
     let whole = TableBuilder::new(&kind, options(IncludeObject::Object)).row(&obj);
     assert_eq!(whole["object"], obj);
-    assert_eq!(IncludeObject::parse(None).ok(), Some(IncludeObject::Metadata));
-    assert_eq!(IncludeObject::parse(Some("None")).ok(), Some(IncludeObject::None));
+    assert_eq!(
+        IncludeObject::parse(None).ok(),
+        Some(IncludeObject::Metadata)
+    );
+    assert_eq!(
+        IncludeObject::parse(Some("None")).ok(),
+        Some(IncludeObject::None)
+    );
     let err = IncludeObject::parse(Some("All")).expect_err("bad value");
     assert_eq!(err.code(), 400);
     assert!(err.to_string().contains(
@@ -97,7 +100,9 @@ fn crd_printer_columns_follow_their_types() {
         .collect();
     assert_eq!(
         names,
-        ["Name", "Replicas", "Size", "On", "Text", "Missing", "Created"]
+        [
+            "Name", "Replicas", "Size", "On", "Text", "Missing", "Created"
+        ]
     );
     assert_eq!(defs[5]["priority"], 1);
     let cells = b.row(&thing())["cells"].clone();
