@@ -12,6 +12,8 @@ use crate::api::error::ApiError;
 pub enum Encoding {
     Json,
     Yaml,
+    /// `application/cbor` (gate `CBORServingAndStorage`).
+    Cbor,
 }
 
 impl Encoding {
@@ -20,10 +22,60 @@ impl Encoding {
         match self {
             Encoding::Json => "application/json",
             Encoding::Yaml => "application/yaml",
+            Encoding::Cbor => "application/cbor",
         }
     }
 }
 
+/// The `meta` version of a Table asked for with `as=Table`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableVersion {
+    V1,
+    V1Beta1,
+}
+
+impl TableVersion {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableVersion::V1 => "v1",
+            TableVersion::V1Beta1 => "v1beta1",
+        }
+    }
+}
+
+/// What a response is written as: an encoding, and whether resources are
+/// shown as a Table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub encoding: Encoding,
+    pub table: Option<TableVersion>,
+}
+
+/// What this server can offer a request beyond JSON and YAML.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Offers<'a> {
+    /// The API domain: `g=meta.{domain}` names the Table's group (as does
+    /// `meta.k8s.io`).
+    pub domain: &'a str,
+    /// CBOR is served (gate `CBORServingAndStorage`).
+    pub cbor: bool,
+}
+
+impl Offers<'_> {
+    fn offered(&self) -> Vec<String> {
+        let mut types = vec![
+            "application/json".to_string(),
+            "application/yaml".to_string(),
+        ];
+        if self.cbor {
+            types.push("application/cbor".into());
+        }
+        types
+    }
+}
+
+/// Body media types every request may use.
 const OFFERED: [&str; 2] = ["application/json", "application/yaml"];
 
 /// One entry of an Accept header.
@@ -56,31 +108,77 @@ fn parse_accept(header: &str) -> Vec<MediaRange<'_>> {
     ranges
 }
 
-/// The response encoding for an `Accept` header (absent = JSON). Ranges that
-/// ask for a representation this server does not produce (Tables, protobuf)
-/// are skipped, so clients listing JSON as a fallback get JSON; 406 when
-/// nothing acceptable remains.
-pub fn response_encoding(accept: Option<&str>) -> Result<Encoding, ApiError> {
+/// The response target for an `Accept` header (absent = JSON). Ranges that
+/// ask for a representation this server does not produce (protobuf,
+/// partial metadata) are skipped, so clients listing JSON as a fallback get
+/// JSON; 406 when nothing acceptable remains.
+pub fn response_target(accept: Option<&str>, offers: &Offers<'_>) -> Result<Target, ApiError> {
+    let plain = |encoding| {
+        Ok(Target {
+            encoding,
+            table: None,
+        })
+    };
     let Some(header) = accept.filter(|h| !h.trim().is_empty()) else {
-        return Ok(Encoding::Json);
+        return plain(Encoding::Json);
     };
     for r in parse_accept(header) {
-        if r.q <= 0.0
-            || r.params
-                .iter()
-                .any(|(k, _)| *k == "as" || *k == "g" || *k == "v")
-        {
+        if r.q <= 0.0 {
+            continue;
+        }
+        let param = |name: &str| r.params.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+        if let Some(as_kind) = param("as") {
+            if let Some(target) = table_target(&r, as_kind, param("g"), param("v"), offers) {
+                return Ok(target);
+            }
+            continue;
+        }
+        if param("g").is_some() || param("v").is_some() {
             continue;
         }
         match r.essence {
-            "application/json" | "application/*" | "*/*" => return Ok(Encoding::Json),
-            "application/yaml" => return Ok(Encoding::Yaml),
+            "application/json" | "application/*" | "*/*" => return plain(Encoding::Json),
+            "application/yaml" => return plain(Encoding::Yaml),
+            "application/cbor" | "application/cbor-seq" if offers.cbor => {
+                return plain(Encoding::Cbor);
+            }
             _ => {}
         }
     }
-    Err(ApiError::NotAcceptable(
-        OFFERED.iter().map(|s| (*s).to_string()).collect(),
-    ))
+    Err(ApiError::NotAcceptable(offers.offered()))
+}
+
+/// `application/json;as=Table;g=meta.{domain};v=v1` (or `meta.k8s.io`, or
+/// `v1beta1`, or YAML).
+fn table_target(
+    r: &MediaRange<'_>,
+    as_kind: &str,
+    group: Option<&str>,
+    version: Option<&str>,
+    offers: &Offers<'_>,
+) -> Option<Target> {
+    let group = group?;
+    let meta_group = group == "meta.k8s.io"
+        || group
+            .strip_prefix("meta.")
+            .is_some_and(|d| !offers.domain.is_empty() && d == offers.domain);
+    if as_kind != "Table" || !meta_group {
+        return None;
+    }
+    let table = match version? {
+        "v1" => TableVersion::V1,
+        "v1beta1" => TableVersion::V1Beta1,
+        _ => return None,
+    };
+    let encoding = match r.essence {
+        "application/json" => Encoding::Json,
+        "application/yaml" => Encoding::Yaml,
+        _ => return None,
+    };
+    Some(Target {
+        encoding,
+        table: Some(table),
+    })
 }
 
 /// The media type of a request body, without parameters.
@@ -124,6 +222,7 @@ pub fn encode(value: &Value, encoding: Encoding, pretty: bool) -> Bytes {
             .unwrap_or_default()
             .into_bytes()
             .into(),
+        Encoding::Cbor => crate::http::cbor::encode(value).into(),
     }
 }
 
@@ -143,35 +242,101 @@ pub fn wants_pretty(pretty_param: Option<&str>, user_agent: Option<&str>) -> boo
 mod tests {
     use super::*;
 
+    fn target(accept: Option<&str>, cbor: bool) -> Option<Target> {
+        response_target(
+            accept,
+            &Offers {
+                domain: "svc.io",
+                cbor,
+            },
+        )
+        .ok()
+    }
+
+    fn encoding(accept: &str) -> Option<Encoding> {
+        target(Some(accept), false).map(|t| t.encoding)
+    }
+
     #[test]
     fn accept_headers() {
-        assert_eq!(response_encoding(None).ok(), Some(Encoding::Json));
         assert_eq!(
-            response_encoding(Some("application/yaml")).ok(),
-            Some(Encoding::Yaml)
-        );
-        assert_eq!(
-            response_encoding(Some(
-                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-            ))
-            .ok(),
+            target(None, false).map(|t| t.encoding),
             Some(Encoding::Json)
         );
+        assert_eq!(encoding("application/yaml"), Some(Encoding::Yaml));
         assert_eq!(
-            response_encoding(Some("application/vnd.kubernetes.protobuf, */*")).ok(),
+            encoding("application/vnd.kubernetes.protobuf, */*"),
             Some(Encoding::Json)
         );
         assert!(matches!(
-            response_encoding(Some("text/html")),
-            Err(ApiError::NotAcceptable(_))
-        ));
-        assert!(matches!(
-            response_encoding(Some("application/json;as=Table;g=meta.k8s.io;v=v1")),
+            response_target(Some("text/html"), &Offers::default()),
             Err(ApiError::NotAcceptable(_))
         ));
         assert_eq!(
-            response_encoding(Some("application/json;q=0.5, application/yaml")).ok(),
+            encoding("application/json;q=0.5, application/yaml"),
             Some(Encoding::Yaml)
+        );
+    }
+
+    #[test]
+    fn tables() {
+        let table = |v| {
+            Some(Target {
+                encoding: Encoding::Json,
+                table: Some(v),
+            })
+        };
+        for accept in [
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+            "application/json;as=Table;g=meta.svc.io;v=v1",
+            "application/json; as=Table; g=meta.k8s.io; v=v1",
+        ] {
+            assert_eq!(
+                target(Some(accept), false),
+                table(TableVersion::V1),
+                "{accept}"
+            );
+        }
+        assert_eq!(
+            target(
+                Some("application/json;as=Table;v=v1beta1;g=meta.k8s.io"),
+                false
+            ),
+            table(TableVersion::V1Beta1)
+        );
+        // Unknown `as`, group or version: skipped, falling back when offered.
+        assert_eq!(
+            target(
+                Some(
+                    "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, application/json"
+                ),
+                false
+            ),
+            Some(Target {
+                encoding: Encoding::Json,
+                table: None
+            })
+        );
+        assert!(target(Some("application/json;as=Table;v=v2;g=meta.k8s.io"), false).is_none());
+        assert!(
+            target(
+                Some("application/json;as=Table;v=v1;g=meta.other.io"),
+                false
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn cbor_only_behind_its_gate() {
+        assert_eq!(
+            target(Some("application/cbor"), true).map(|t| t.encoding),
+            Some(Encoding::Cbor)
+        );
+        assert!(target(Some("application/cbor"), false).is_none());
+        assert_eq!(
+            target(Some("application/cbor, application/json;q=0.9"), false).map(|t| t.encoding),
+            Some(Encoding::Json)
         );
     }
 }
