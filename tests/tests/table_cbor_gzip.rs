@@ -608,6 +608,20 @@ fn cbor_not_offered_with_the_gate_off() {
     );
     assert_eq!(r.status, 415, "{}", r.text());
     assert_eq!(s.get(&format!("{cms}/c")).status, 404);
+
+    // Under the default domain a Table is in the group the client names.
+    for (group, api_version) in [
+        ("meta.svc.io", "meta.svc.io/v1"),
+        ("meta.k8s.io", "meta.k8s.io/v1"),
+    ] {
+        let t = get_as(
+            &s,
+            "/api/v1/namespaces",
+            &format!("application/json;as=Table;v=v1;g={group}"),
+        );
+        assert_eq!(t.json()["apiVersion"], api_version);
+        assert_eq!(t.json()["rows"][0]["object"]["apiVersion"], api_version);
+    }
 }
 
 #[test]
