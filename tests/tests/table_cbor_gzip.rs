@@ -281,6 +281,17 @@ fn tables_for_every_kind() {
     assert_eq!(missing.status, 404);
     assert_eq!(missing.json()["kind"], "Status");
 
+    // A write answered as a Table (its status code kept).
+    let r = s.request(
+        "POST",
+        &format!("{ns}/configmaps"),
+        &[("Content-Type", "application/json"), ("Accept", TABLE)],
+        Some(br#"{"metadata": {"name": "written"}, "data": {"k": "v"}}"#),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(row(&r.json(), "written")["Data"], 1);
+    assert_eq!(s.delete(&format!("{ns}/configmaps/written")).status, 200);
+
     // Pages under Table: ListMeta carried, continue works.
     for i in 0..3 {
         create(

@@ -44,12 +44,30 @@ impl TableVersion {
     }
 }
 
+/// A Table asked for: its version, and whether in the group the client
+/// named as `meta.k8s.io` (real clients decode only that) rather than
+/// `meta.{domain}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableTarget {
+    pub version: TableVersion,
+    pub k8s_group: bool,
+}
+
+impl TableTarget {
+    /// The Table's apiVersion: `meta.{group}/{version}`.
+    #[must_use]
+    pub fn api_version(self, domain: &str) -> String {
+        let domain = if self.k8s_group { "k8s.io" } else { domain };
+        format!("meta.{domain}/{}", self.version.as_str())
+    }
+}
+
 /// What a response is written as: an encoding, and whether resources are
 /// shown as a Table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
     pub encoding: Encoding,
-    pub table: Option<TableVersion>,
+    pub table: Option<TableTarget>,
 }
 
 /// What this server can offer a request beyond JSON and YAML.
@@ -158,14 +176,15 @@ fn table_target(
     offers: &Offers<'_>,
 ) -> Option<Target> {
     let group = group?;
-    let meta_group = group == "meta.k8s.io"
+    let k8s_group = group == "meta.k8s.io";
+    let meta_group = k8s_group
         || group
             .strip_prefix("meta.")
             .is_some_and(|d| !offers.domain.is_empty() && d == offers.domain);
     if as_kind != "Table" || !meta_group {
         return None;
     }
-    let table = match version? {
+    let version = match version? {
         "v1" => TableVersion::V1,
         "v1beta1" => TableVersion::V1Beta1,
         _ => return None,
@@ -177,7 +196,7 @@ fn table_target(
     };
     Some(Target {
         encoding,
-        table: Some(table),
+        table: Some(TableTarget { version, k8s_group }),
     })
 }
 
@@ -280,20 +299,23 @@ mod tests {
 
     #[test]
     fn tables() {
-        let table = |v| {
+        let table = |version, k8s_group| {
             Some(Target {
                 encoding: Encoding::Json,
-                table: Some(v),
+                table: Some(TableTarget { version, k8s_group }),
             })
         };
-        for accept in [
-            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
-            "application/json;as=Table;g=meta.svc.io;v=v1",
-            "application/json; as=Table; g=meta.k8s.io; v=v1",
+        for (accept, k8s_group) in [
+            (
+                "application/json;as=Table;v=v1;g=meta.k8s.io,application/json",
+                true,
+            ),
+            ("application/json;as=Table;g=meta.svc.io;v=v1", false),
+            ("application/json; as=Table; g=meta.k8s.io; v=v1", true),
         ] {
             assert_eq!(
                 target(Some(accept), false),
-                table(TableVersion::V1),
+                table(TableVersion::V1, k8s_group),
                 "{accept}"
             );
         }
@@ -302,8 +324,13 @@ mod tests {
                 Some("application/json;as=Table;v=v1beta1;g=meta.k8s.io"),
                 false
             ),
-            table(TableVersion::V1Beta1)
+            table(TableVersion::V1Beta1, true)
         );
+        let t = TableTarget {
+            version: TableVersion::V1,
+            k8s_group: false,
+        };
+        assert_eq!(t.api_version("svc.io"), "meta.svc.io/v1");
         // Unknown `as`, group or version: skipped, falling back when offered.
         assert_eq!(
             target(

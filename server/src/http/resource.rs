@@ -186,7 +186,12 @@ async fn dispatch(
             let body = read_body(req).await?;
             let decoded = decode_body(content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
-            Ok(respond_written(writer, 201, out))
+            Ok(respond_written(
+                writer,
+                201,
+                out,
+                table_of(&kind, table_opts.as_ref()),
+            ))
         }
         (Method::PUT, Some(name)) => {
             let mut opts = query.write_options(user_agent.as_deref())?;
@@ -195,7 +200,12 @@ async fn dispatch(
             let decoded = decode_body(content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, code, out))
+            Ok(respond_written(
+                writer,
+                code,
+                out,
+                table_of(&kind, table_opts.as_ref()),
+            ))
         }
         (Method::PATCH, Some(name)) => {
             let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
@@ -224,7 +234,12 @@ async fn dispatch(
                 .patch(&kind, ns, name, patch_type, &body, &opts)
                 .await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, code, out))
+            Ok(respond_written(
+                writer,
+                code,
+                out,
+                table_of(&kind, table_opts.as_ref()),
+            ))
         }
         (Method::DELETE, Some(name)) => {
             let body = read_body(req).await?;
@@ -317,12 +332,27 @@ fn watch_response(
     resp
 }
 
-/// A write's answer: the stored bytes when the client takes compact JSON.
+fn table_of<'a>(
+    kind: &'a KindSpec,
+    opts: Option<&'a crate::api::table::TableOptions>,
+) -> Option<(&'a KindSpec, &'a crate::api::table::TableOptions)> {
+    opts.map(|o| (kind, o))
+}
+
+/// A write's answer: the stored bytes when the client takes compact JSON,
+/// the object's Table when it asked for one.
 fn respond_written(
     writer: Writer,
     code: u16,
     out: crate::api::store::WriteOutcome,
+    table: Option<(&KindSpec, &crate::api::table::TableOptions)>,
 ) -> Response<Body> {
+    if let Some((kind, opts)) = table {
+        let mut resp = table::object(writer, kind, &out.object, opts);
+        *resp.status_mut() = http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::OK);
+        crate::http::respond::add_warnings(&mut resp, &out.warnings);
+        return resp;
+    }
     match out.served {
         Some(bytes) if writer.is_compact_json() => {
             let mut resp = writer.bytes(code, bytes);

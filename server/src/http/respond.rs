@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::api::error::ApiError;
 use crate::http::body::{Body, full};
-use crate::http::negotiate::{Encoding, TableVersion, encode};
+use crate::http::negotiate::{Encoding, TableTarget, encode};
 
 /// How to write a response.
 #[derive(Clone, Copy, Debug)]
@@ -14,7 +14,7 @@ pub struct Writer {
     pub encoding: Encoding,
     pub pretty: bool,
     /// Resources are answered as a Table of this version (`as=Table`).
-    pub table: Option<TableVersion>,
+    pub table: Option<TableTarget>,
 }
 
 impl Default for Writer {

@@ -10,19 +10,15 @@ use crate::api::kind::KindSpec;
 use crate::api::store::ListPage;
 use crate::api::table::{IncludeObject, TableBuilder, TableOptions, object_list_meta};
 use crate::http::body::Body;
-use crate::http::negotiate::TableVersion;
+use crate::http::negotiate::TableTarget;
 use crate::http::params::Query;
 use crate::http::respond::Writer;
 use crate::http::stream_map::map_lines;
 
 /// The Table options of a request: `includeObject` (400 when invalid).
-pub fn options(
-    version: TableVersion,
-    query: &Query,
-    domain: &str,
-) -> Result<TableOptions, ApiError> {
+pub fn options(target: TableTarget, query: &Query, domain: &str) -> Result<TableOptions, ApiError> {
     Ok(TableOptions {
-        api_version: format!("meta.{domain}/{}", version.as_str()),
+        api_version: target.api_version(domain),
         include: IncludeObject::parse(query.get("includeObject"))?,
     })
 }
