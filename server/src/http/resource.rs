@@ -151,6 +151,9 @@ async fn dispatch(
                     &query.list_options(&kind, &state.config.feature_gates)?,
                 )
                 .await?;
+            if let Some(opts) = &table_opts {
+                return table::list(writer, &kind, page, opts);
+            }
             if writer.is_compact_json() {
                 let head = list_head(
                     &kind,
@@ -173,9 +176,6 @@ async fn dispatch(
                 continue_token: page.continue_token,
                 remaining: page.remaining,
             };
-            if let Some(opts) = &table_opts {
-                return Ok(table::list(writer, &kind, &page, opts));
-            }
             Ok(writer.object(200, &list_object(&kind, page), &[]))
         }
         (Method::POST, None) => {

@@ -7,10 +7,11 @@ use serde_json::{Map, Value, json};
 
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
-use crate::api::store::ListPage;
+use crate::api::store::Store;
+use crate::api::store::read::RawPage;
 use crate::api::table::{IncludeObject, TableBuilder, TableOptions, object_list_meta};
 use crate::http::body::Body;
-use crate::http::negotiate::TableTarget;
+use crate::http::negotiate::{Encoding, TableTarget};
 use crate::http::params::Query;
 use crate::http::respond::Writer;
 use crate::http::stream_map::map_lines;
@@ -31,14 +32,13 @@ pub fn object(writer: Writer, kind: &KindSpec, obj: &Value, opts: &TableOptions)
 }
 
 /// A list page's Table, its ListMeta (resourceVersion, continue,
-/// remainingItemCount) carried over.
-#[must_use]
+/// remainingItemCount) carried over. Compact JSON is written row by row.
 pub fn list(
     writer: Writer,
     kind: &KindSpec,
-    page: &ListPage,
+    page: RawPage,
     opts: &TableOptions,
-) -> Response<Body> {
+) -> Result<Response<Body>, ApiError> {
     let mut meta = Map::new();
     meta.insert(
         "resourceVersion".into(),
@@ -50,8 +50,15 @@ pub fn list(
     if let Some(r) = page.remaining {
         meta.insert("remainingItemCount".into(), json!(r));
     }
-    let table = TableBuilder::new(kind, opts.clone()).table(&page.items, meta, true);
-    writer.object(200, &table, &[])
+    let builder = TableBuilder::new(kind, opts.clone());
+    let objects = page.items.iter().map(|kv| Store::decode_served(kind, kv));
+    if writer.encoding == Encoding::Json && !writer.pretty {
+        let mut out = Vec::new();
+        builder.write_json(objects, meta, &mut out)?;
+        return Ok(writer.bytes(200, out));
+    }
+    let objects = objects.collect::<Result<Vec<_>, _>>()?;
+    Ok(writer.object(200, &builder.table(&objects, meta, true), &[]))
 }
 
 /// A JSON watch stream whose objects become one-row Tables: the first

@@ -98,23 +98,57 @@ impl<'k> TableBuilder<'k> {
     /// One object's row.
     #[must_use]
     pub fn row(&self, obj: &Value) -> Value {
+        self.row_of(obj.clone())
+    }
+
+    /// One object's row, taking the object (no copy of what the row keeps).
+    #[must_use]
+    pub fn row_of(&self, mut obj: Value) -> Value {
         let cells: Vec<Value> = self
             .kind
             .columns
             .iter()
             .zip(&self.paths)
-            .map(|(c, p)| self.cell(c, p.as_ref(), obj))
+            .map(|(c, p)| self.cell(c, p.as_ref(), &obj))
             .collect();
         let object = match self.options.include {
             IncludeObject::None => Value::Null,
-            IncludeObject::Object => obj.clone(),
+            IncludeObject::Object => obj,
             IncludeObject::Metadata => json!({
                 "kind": "PartialObjectMetadata",
                 "apiVersion": self.options.api_version,
-                "metadata": obj.get("metadata").cloned().unwrap_or_else(|| json!({})),
+                "metadata": obj.get_mut("metadata").map_or_else(|| json!({}), Value::take),
             }),
         };
         json!({"cells": cells, "object": object})
+    }
+
+    /// The JSON of a Table written row by row into `out`, each object
+    /// dropped once its row is written: a large list never exists as one
+    /// value tree. Same bytes as serializing `table`.
+    pub fn write_json<E>(
+        &self,
+        objects: impl IntoIterator<Item = Result<Value, E>>,
+        list_meta: Map<String, Value>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), E> {
+        let head = json!({
+            "kind": "Table",
+            "apiVersion": self.options.api_version,
+            "metadata": list_meta,
+            "columnDefinitions": self.column_definitions(),
+        });
+        serde_json::to_writer(&mut *out, &head).expect("JSON values serialize");
+        out.pop();
+        out.extend_from_slice(b",\"rows\":[");
+        for (i, obj) in objects.into_iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, &self.row_of(obj?)).expect("JSON values serialize");
+        }
+        out.extend_from_slice(b"]}");
+        Ok(())
     }
 
     /// A Table of `objects` under `list_meta` (ListMeta), with or without

@@ -137,3 +137,21 @@ fn age_columns_print_elapsed_time() {
         .remove("creationTimestamp");
     assert_eq!(b.row(&obj)["cells"][1], "<unknown>");
 }
+
+#[test]
+fn streamed_json_matches_the_value() {
+    let kind = plain_kind();
+    let b = TableBuilder::new(&kind, options(IncludeObject::Metadata));
+    let objs = [thing(), thing()];
+    let mut meta = Map::new();
+    meta.insert("continue".into(), json!("c"));
+    let mut out = Vec::new();
+    b.write_json(
+        objs.iter().cloned().map(Ok::<_, ()>),
+        meta.clone(),
+        &mut out,
+    )
+    .expect("no errors");
+    let whole = serde_json::to_vec(&b.table(&objs, meta, true)).expect("json");
+    assert_eq!(String::from_utf8(out), String::from_utf8(whole));
+}
