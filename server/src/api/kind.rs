@@ -89,6 +89,9 @@ pub struct Column {
     pub json_path: String,
     /// When set, the cell is this function's answer instead of `json_path`'s.
     pub cell: Option<CellFn>,
+    /// Cells show the time elapsed since the timestamp at `json_path`
+    /// (`5m`), as Age columns and CRD `date` columns do.
+    pub elapsed: bool,
 }
 
 impl PartialEq for Column {
@@ -107,6 +110,7 @@ impl PartialEq for Column {
                 &self.description,
                 self.priority,
                 &self.json_path,
+                self.elapsed,
             ) == (
                 &other.name,
                 &other.type_,
@@ -114,6 +118,7 @@ impl PartialEq for Column {
                 &other.description,
                 other.priority,
                 &other.json_path,
+                other.elapsed,
             )
     }
 }
@@ -141,6 +146,22 @@ impl Column {
             priority,
             json_path: json_path.into(),
             cell: None,
+            elapsed: false,
+        }
+    }
+
+    /// The `Age` column built-in printers show: time since creation.
+    #[must_use]
+    pub fn age() -> Column {
+        Column {
+            elapsed: true,
+            ..Column::new(
+                "Age",
+                "string",
+                0,
+                ".metadata.creationTimestamp",
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            )
         }
     }
 

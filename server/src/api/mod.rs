@@ -16,4 +16,5 @@ pub mod schema;
 pub mod selectors;
 pub mod served;
 pub mod store;
+pub mod table;
 pub mod validation;

@@ -4,6 +4,8 @@
 pub mod aggregated_discovery;
 pub mod auth;
 pub mod body;
+pub mod cbor;
+pub mod compress;
 pub mod discovery;
 pub mod etag;
 pub mod health;
@@ -16,7 +18,9 @@ pub mod protobuf_list;
 pub mod resource;
 pub mod respond;
 pub mod router;
+pub mod stream_map;
 pub mod subresource;
+pub mod table;
 pub mod watch;
 
 use std::convert::Infallible;
@@ -87,8 +91,16 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
             return resp;
         }
     }
-    let writer = match negotiate::response_encoding(accept.as_deref()) {
-        Ok(encoding) => Writer { encoding, pretty },
+    let offers = negotiate::Offers {
+        domain: &state.config.api_domain,
+        cbor: state.config.feature_gates.enabled("CBORServingAndStorage"),
+    };
+    let writer = match negotiate::response_target(accept.as_deref(), &offers) {
+        Ok(t) => Writer {
+            encoding: t.encoding,
+            pretty,
+            table: t.table,
+        },
         Err(e) => {
             return Writer {
                 pretty,
@@ -132,7 +144,8 @@ pub async fn serve(state: Arc<AppState>, listener: TcpListener, mut stop: signal
                 let state = Arc::clone(&state);
                 let svc = service_fn(move |req| {
                     let state = Arc::clone(&state);
-                    async move { Ok::<_, Infallible>(handle(state, req).await) }
+                    let gzip = compress::wanted(&req, &state.config);
+                    async move { Ok::<_, Infallible>(compress::apply(handle(state, req).await, gzip).await) }
                 });
                 let conn = auto::Builder::new(TokioExecutor::new()).serve_connection_with_upgrades(TokioIo::new(stream), svc).into_owned();
                 let conn = graceful.watch(conn);

@@ -16,14 +16,16 @@ use crate::api::store::{
     DeleteOptions, Deleted, ListPage, Store, Subresource, delete::success_status,
 };
 use crate::http::body::{Body, read_limited};
+use crate::http::compress::Uncompressed;
 use crate::http::list_body::ListBody;
 use crate::http::negotiate::{Encoding, essence};
 use crate::http::params::Query;
 use crate::http::protobuf::{self, decode_body};
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
+use crate::http::stream_map::map_lines;
 use crate::http::{AppState, auth};
-use crate::http::{subresource, watch};
+use crate::http::{cbor, subresource, table, watch};
 use http_body_util::BodyExt;
 
 pub(crate) fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
@@ -110,19 +112,33 @@ async fn dispatch(
         return Err(method_not_allowed(&kind, req.method().as_str()));
     }
     let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
-    let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
     let method = req.method().clone();
-    let read_body =
-        |req: Request<Incoming>| read_limited(req.into_body(), state.config.max_request_bytes);
+    let (content_type, cbor_body) = request_media(&req, &state.config.feature_gates)?;
+    let read_body = async |req: Request<Incoming>| {
+        let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
+        if cbor_body {
+            return cbor::body_to_json(&body);
+        }
+        Ok::<_, ApiError>(body)
+    };
+    let table_opts = writer
+        .table
+        .map(|v| table::options(v, query, &state.config.api_domain))
+        .transpose()?;
     match (method, name) {
         (Method::GET, _) if watching => {
-            watch::serve(state, &kind, ns, name, query, writer.encoding).await
+            let resp = watch::serve(state, &kind, ns, name, query, writer.encoding).await?;
+            Ok(watch_response(resp, writer, &kind, table_opts.as_ref()))
         }
         (Method::GET, Some(name)) => {
             let kv = state
                 .store
                 .get_raw(&kind, ns, name, query.get("resourceVersion"))
                 .await?;
+            if let Some(opts) = &table_opts {
+                let obj = Store::decode_served(&kind, &kv)?;
+                return Ok(table::object(writer, &kind, &obj, opts));
+            }
             if writer.is_compact_json() {
                 return Ok(writer.bytes(200, served::object_bytes(&kind, &kv)));
             }
@@ -143,6 +159,9 @@ async fn dispatch(
                     &query.list_options(&kind, &state.config.feature_gates)?,
                 )
                 .await?;
+            if let Some(opts) = &table_opts {
+                return table::list(writer, &kind, page, opts);
+            }
             if writer.is_compact_json() {
                 let head = list_head(
                     &kind,
@@ -181,7 +200,13 @@ async fn dispatch(
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
-            Ok(respond_written(writer, &kind, 201, out))
+            Ok(respond_written(
+                writer,
+                &kind,
+                201,
+                out,
+                table_opts.as_ref(),
+            ))
         }
         (Method::PUT, Some(name)) => {
             let mut opts = query.write_options(user_agent.as_deref())?;
@@ -190,7 +215,13 @@ async fn dispatch(
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, &kind, code, out))
+            Ok(respond_written(
+                writer,
+                &kind,
+                code,
+                out,
+                table_opts.as_ref(),
+            ))
         }
         (Method::PATCH, Some(name)) => {
             let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
@@ -219,7 +250,13 @@ async fn dispatch(
                 .patch(&kind, ns, name, patch_type, &body, &opts)
                 .await?;
             let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(writer, &kind, code, out))
+            Ok(respond_written(
+                writer,
+                &kind,
+                code,
+                out,
+                table_opts.as_ref(),
+            ))
         }
         (Method::DELETE, Some(name)) => {
             let body = read_body(req).await?;
@@ -277,13 +314,68 @@ async fn dispatch(
     }
 }
 
-/// A write's answer: the stored bytes when the client takes compact JSON.
+/// The Content-Type a body is read as, and whether it arrives as CBOR (then
+/// read as its JSON equivalent). Only requests that carry bodies are checked.
+fn request_media(
+    req: &Request<Incoming>,
+    gates: &crate::config::feature_gates::FeatureGates,
+) -> Result<(Option<String>, bool), ApiError> {
+    let content_type = header_str(req, header::CONTENT_TYPE).map(str::to_string);
+    if !matches!(
+        *req.method(),
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    ) {
+        return Ok((content_type, false));
+    }
+    let json = cbor::json_media(
+        &essence(content_type.as_deref()),
+        gates.enabled("CBORServingAndStorage"),
+    )?;
+    Ok(match json {
+        Some(json) => (Some(json.to_string()), true),
+        None => (content_type, false),
+    })
+}
+
+/// A watch stream in the representation asked for: Tables, a CBOR
+/// sequence, or the JSON stream as it is; never compressed.
+fn watch_response(
+    resp: Response<Body>,
+    writer: Writer,
+    kind: &Arc<KindSpec>,
+    table_opts: Option<&crate::api::table::TableOptions>,
+) -> Response<Body> {
+    let mut resp = match (table_opts, writer.encoding) {
+        (Some(opts), _) => table::watch(resp, kind, opts),
+        (None, Encoding::Cbor) => {
+            let (mut parts, body) = resp.into_parts();
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/cbor-seq"),
+            );
+            Response::from_parts(parts, map_lines(body, cbor::line_to_item))
+        }
+        (None, _) => resp,
+    };
+    resp.extensions_mut().insert(Uncompressed);
+    resp
+}
+
+/// A write's answer: the stored bytes when the client takes compact JSON,
+/// the object's Table when it asked for one.
 fn respond_written(
     writer: Writer,
     kind: &KindSpec,
     code: u16,
     out: crate::api::store::WriteOutcome,
+    table: Option<&crate::api::table::TableOptions>,
 ) -> Response<Body> {
+    if let Some(opts) = table {
+        let mut resp = table::object(writer, kind, &out.object, opts);
+        *resp.status_mut() = http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::OK);
+        crate::http::respond::add_warnings(&mut resp, &out.warnings);
+        return resp;
+    }
     match out.served {
         Some(bytes) if writer.is_compact_json() => {
             let mut resp = writer.bytes(code, bytes);

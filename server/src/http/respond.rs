@@ -6,13 +6,15 @@ use serde_json::Value;
 
 use crate::api::error::ApiError;
 use crate::http::body::{Body, full};
-use crate::http::negotiate::{Encoding, encode};
+use crate::http::negotiate::{Encoding, TableTarget, encode};
 
 /// How to write a response.
 #[derive(Clone, Copy, Debug)]
 pub struct Writer {
     pub encoding: Encoding,
     pub pretty: bool,
+    /// Resources are answered as a Table of this version (`as=Table`).
+    pub table: Option<TableTarget>,
 }
 
 impl Default for Writer {
@@ -20,6 +22,7 @@ impl Default for Writer {
         Writer {
             encoding: Encoding::Json,
             pretty: false,
+            table: None,
         }
     }
 }
@@ -44,7 +47,7 @@ impl Writer {
     /// Whether this response is compact JSON (stored bytes can be served as they are).
     #[must_use]
     pub fn is_compact_json(&self) -> bool {
-        self.encoding == Encoding::Json && !self.pretty
+        self.encoding == Encoding::Json && !self.pretty && self.table.is_none()
     }
 
     /// Already-encoded JSON bytes.

@@ -16,8 +16,8 @@ use super::rbac_role::RoleStrategy;
 use super::secret_strategy::SecretStrategy;
 use super::service_strategy::ServiceStrategy;
 use super::{
-    config_map, lease, node, pod, rbac_binding, rbac_role, rbac_table, secret, service,
-    service_account,
+    config_map, config_table, lease, node, pod, rbac_binding, rbac_role, rbac_table, secret,
+    service, service_account,
 };
 
 fn names(list: &[&str]) -> Vec<String> {
@@ -39,9 +39,6 @@ fn with_status() -> Subresources {
     }
 }
 
-const AGE: &str =
-    "CreationTimestamp is a timestamp representing the server time when this object was created.";
-
 fn binding_columns() -> Vec<Column> {
     vec![
         Column::new(
@@ -58,7 +55,7 @@ fn binding_columns() -> Vec<Column> {
             rbac_table::role,
             "Role or ClusterRole the binding grants.",
         ),
-        Column::new("Age", "string", 0, ".metadata.creationTimestamp", AGE),
+        Column::age(),
         Column::computed(
             "Users",
             "string",
@@ -89,6 +86,7 @@ pub fn add_catalog(r: &Registry, config: &Config) {
     r.add(KindSpec {
         short_names: names(&["cm"]),
         strategy: Arc::new(ConfigMapStrategy),
+        columns: config_table::config_map_columns(),
         ..KindSpec::new(
             "",
             "v1",
@@ -101,10 +99,12 @@ pub fn add_catalog(r: &Registry, config: &Config) {
     r.add(KindSpec {
         strategy: Arc::new(SecretStrategy),
         selectable_fields: names(&["type"]),
+        columns: config_table::secret_columns(),
         ..KindSpec::new("", "v1", "Secret", "secrets", true, secret::schema())
     });
     r.add(KindSpec {
         short_names: names(&["sa"]),
+        columns: config_table::service_account_columns(),
         ..KindSpec::new(
             "",
             "v1",

@@ -9,7 +9,6 @@ use std::time::SystemTime;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::NameRule;
 use crate::api::kind::{DeleteAction, Strategy};
-use crate::api::kinds::custom_resource;
 use crate::api::meta::{is_subdomain, name_problem};
 use crate::api::object::{self, str_at, strings_at};
 use crate::api::schema::Schema;
@@ -394,11 +393,18 @@ fn validate_versions(obj: &Value) -> Vec<Cause> {
                     .get("jsonPath")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                if custom_resource::simple_json_path(path).is_none() {
+                // As Kubernetes: a path starting with `.`, in the JSONPath
+                // kubectl evaluates (array notation and filters included).
+                let problem = if !path.starts_with('.') {
+                    Some("must be a simple json path starting with .".to_string())
+                } else {
+                    crate::api::table::jsonpath::JsonPath::parse(path).err()
+                };
+                if let Some(problem) = problem {
                     causes.push(Cause::invalid(
                         format!("{at}.additionalPrinterColumns[{j}].jsonPath"),
                         path,
-                        "must be a simple json path starting with .",
+                        &problem,
                     ));
                 }
             }

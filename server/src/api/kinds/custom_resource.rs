@@ -128,9 +128,11 @@ fn columns(version: &Value) -> Vec<Column> {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    // Kubernetes serves an Age column when a version declares none.
     if declared.is_empty() {
         let mut c = Column::defaults();
         c[1].name = "Age".into();
+        c[1].elapsed = true;
         return c;
     }
     let mut out = vec![Column::defaults().remove(0)];
@@ -147,6 +149,7 @@ fn columns(version: &Value) -> Vec<Column> {
             str_at(c, "/description"),
         );
         col.format = str_at(c, "/format").to_string();
+        col.elapsed = col.type_ == "date";
         out.push(col);
     }
     out

@@ -50,13 +50,7 @@ pub fn columns() -> Vec<Column> {
             ".spec.holderIdentity",
             "The holder of the lease.",
         ),
-        Column::new(
-            "Age",
-            "string",
-            0,
-            ".metadata.creationTimestamp",
-            "CreationTimestamp is a timestamp representing the server time when this object was created.",
-        ),
+        Column::age(),
     ]
 }
 

@@ -5,10 +5,12 @@ pub mod catalog;
 pub mod checks;
 pub mod config_map;
 pub mod config_map_strategy;
+pub mod config_table;
 pub mod crd;
 pub mod custom_resource;
 pub mod data_keys;
 pub mod event;
+pub mod event_table;
 pub mod events_v1;
 pub mod lease;
 pub mod namespace;
@@ -75,11 +77,30 @@ pub fn builtin(config: &Config) -> Registry {
             ..Subresources::default()
         },
         columns: vec![
-            Column::new("Name", "string", 0, ".metadata.name", "Name must be unique within a namespace."),
-            Column::new("Status", "string", 0, ".status.phase", "The status of the namespace"),
-            Column::new("Age", "date", 0, ".metadata.creationTimestamp", "CreationTimestamp is a timestamp representing the server time when this object was created."),
+            Column::new(
+                "Name",
+                "string",
+                0,
+                ".metadata.name",
+                "Name must be unique within a namespace.",
+            ),
+            Column::new(
+                "Status",
+                "string",
+                0,
+                ".status.phase",
+                "The status of the namespace",
+            ),
+            Column::age(),
         ],
-        ..KindSpec::new("", "v1", "Namespace", "namespaces", false, namespace::schema())
+        ..KindSpec::new(
+            "",
+            "v1",
+            "Namespace",
+            "namespaces",
+            false,
+            namespace::schema(),
+        )
     });
     r.add(KindSpec {
         short_names: names(&["ev"]),
@@ -88,78 +109,7 @@ pub fn builtin(config: &Config) -> Registry {
         allow_create_on_update: true,
         ttl: Some(config.event_ttl),
         garbage_collected: false,
-        columns: vec![
-            Column::new(
-                "Last Seen",
-                "string",
-                0,
-                ".lastTimestamp",
-                "Time of the most recent occurrence.",
-            ),
-            Column::new(
-                "Type",
-                "string",
-                0,
-                ".type",
-                "Type of this event (Normal, Warning).",
-            ),
-            Column::new(
-                "Reason",
-                "string",
-                0,
-                ".reason",
-                "Why the action was taken.",
-            ),
-            Column::new(
-                "Object",
-                "string",
-                0,
-                ".involvedObject.name",
-                "The object this event is about.",
-            ),
-            Column::new(
-                "Subobject",
-                "string",
-                1,
-                ".involvedObject.fieldPath",
-                "The part of the object this event is about.",
-            ),
-            Column::new(
-                "Source",
-                "string",
-                1,
-                ".source.component",
-                "The component reporting this event.",
-            ),
-            Column::new(
-                "Message",
-                "string",
-                0,
-                ".message",
-                "A human-readable description of the status of this operation.",
-            ),
-            Column::new(
-                "First Seen",
-                "string",
-                1,
-                ".firstTimestamp",
-                "Time the event was first recorded.",
-            ),
-            Column::new(
-                "Count",
-                "string",
-                1,
-                ".count",
-                "The number of times this event has occurred.",
-            ),
-            Column::new(
-                "Name",
-                "string",
-                1,
-                ".metadata.name",
-                "Name must be unique within a namespace.",
-            ),
-        ],
+        columns: event_table::columns(),
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
     catalog::add_catalog(&r, config);
@@ -175,7 +125,7 @@ pub fn builtin(config: &Config) -> Registry {
             conversion: Some(Arc::new(events_v1::EventsV1Conversion)),
             ..core_events.storage.clone()
         },
-        columns: Column::defaults(),
+        columns: event_table::columns(),
         ..KindSpec::new(
             &format!("events.{}", config.api_domain),
             "v1",

@@ -148,13 +148,7 @@ pub fn columns() -> Vec<Column> {
             node_table::roles,
             "The roles of the node",
         ),
-        Column::new(
-            "Age",
-            "string",
-            0,
-            ".metadata.creationTimestamp",
-            "CreationTimestamp is a timestamp representing the server time when this object was created.",
-        ),
+        Column::age(),
         Column::new(
             "Version",
             "string",

@@ -175,13 +175,7 @@ pub fn columns() -> Vec<Column> {
             pod_table::restarts,
             "The number of times the containers in this pod have been restarted.",
         ),
-        Column::new(
-            "Age",
-            "string",
-            0,
-            ".metadata.creationTimestamp",
-            "CreationTimestamp is a timestamp representing the server time when this object was created.",
-        ),
+        Column::age(),
         Column::computed(
             "IP",
             "string",

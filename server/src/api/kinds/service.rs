@@ -195,13 +195,7 @@ pub fn columns() -> Vec<Column> {
             service_table::ports,
             "The ports the service exposes.",
         ),
-        Column::new(
-            "Age",
-            "string",
-            0,
-            ".metadata.creationTimestamp",
-            "CreationTimestamp is a timestamp representing the server time when this object was created.",
-        ),
+        Column::age(),
         Column::computed(
             "Selector",
             "string",
