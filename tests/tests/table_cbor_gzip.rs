@@ -646,18 +646,26 @@ fn kubectl_prints_server_tables() {
         assert!(ok, "kubectl {args:?}: {out}");
         out
     };
-    // Objects are created over JSON: kubectl's `create <kind>` sends
-    // protobuf, which this suite does not cover.
-    create(
-        &s,
-        "/api/v1/namespaces",
-        &json!({"metadata": {"name": "kt"}}),
-    );
-    create(
-        &s,
-        "/api/v1/namespaces/kt/configmaps",
-        &json!({"metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"}}),
-    );
+    // kubectl's `create <kind>` commands send protobuf bodies.
+    k(&["create", "namespace", "kt"]);
+    k(&[
+        "create",
+        "configmap",
+        "cfg",
+        "-n",
+        "kt",
+        "--from-literal=a=1",
+        "--from-literal=b=2",
+    ]);
+    k(&[
+        "create",
+        "secret",
+        "generic",
+        "pw",
+        "-n",
+        "kt",
+        "--from-literal=p=x",
+    ]);
     create(
         &s,
         "/api/v1/namespaces/kt/pods",
@@ -689,6 +697,21 @@ fn kubectl_prints_server_tables() {
     assert!(
         out.lines()
             .any(|l| l.split_whitespace().take(2).eq(["cfg", "2"])),
+        "{out}"
+    );
+    let out = k(&["get", "secrets", "-n", "kt"]);
+    assert_eq!(header(&out), "NAME TYPE DATA AGE", "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().take(3).eq(["pw", "Opaque", "1"])),
+        "{out}"
+    );
+    let out = k(&["describe", "namespace", "kt"]);
+    assert!(
+        out.contains("Name:")
+            && out.contains("kt")
+            && out.contains("Status:")
+            && out.contains("Active"),
         "{out}"
     );
     let out = k(&["get", "pods", "-n", "kt"]);
