@@ -72,7 +72,14 @@ pub async fn serve(
                                 })?;
                         ScaleChange::Patch(patch_type, body.to_vec())
                     };
-                    let opts = query.write_options(None)?;
+                    let meta_group = format!("meta.{}", state.config.api_domain);
+                    let opts = query.write_options(
+                        None,
+                        &crate::http::params::OptionsKind {
+                            kind: "UpdateOptions",
+                            group: &meta_group,
+                        },
+                    )?;
                     let out = state
                         .store
                         .guaranteed_update(kind, ns, name, &opts, |current| {
@@ -215,6 +222,7 @@ fn scaled(
         object,
         precondition,
         warnings: Vec::new(),
+        managed: None,
     })
 }
 
