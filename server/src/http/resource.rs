@@ -210,13 +210,17 @@ async fn dispatch(
             let out = if patch_type == PatchType::Apply {
                 if query.get("fieldManager").is_none_or(str::is_empty) {
                     return Err(patch_options.invalid(
-                        Cause::required("fieldManager").with_message("Required value: is required for apply patch"),
+                        Cause::required("fieldManager")
+                            .with_message("Required value: is required for apply patch"),
                     ));
                 }
                 let config = decode::parse_yaml(&body)
                     .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))?;
                 let force = force.unwrap_or(false);
-                state.store.apply(&kind, ns, name, config, &opts, force).await?
+                state
+                    .store
+                    .apply(&kind, ns, name, config, &opts, force)
+                    .await?
             } else {
                 state
                     .store

@@ -54,7 +54,14 @@ pub fn apply(
             writer.api_version,
             "",
         );
-        entry.fields = created(schema, live, Scope { structs_owned: false, ..scope });
+        entry.fields = created(
+            schema,
+            live,
+            Scope {
+                structs_owned: false,
+                ..scope
+            },
+        );
         entry.time = Some(writer.time.to_owned());
         managed.drop_empty();
     }

@@ -100,10 +100,7 @@ impl Managed {
                 manager: text("manager").to_owned(),
                 operation,
                 api_version: text("apiVersion").to_owned(),
-                time: item
-                    .get("time")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
+                time: item.get("time").and_then(Value::as_str).map(str::to_owned),
                 subresource: text("subresource").to_owned(),
                 fields,
             });
@@ -217,13 +214,20 @@ impl Managed {
     pub fn encode(&self) -> Value {
         let mut sorted: Vec<&Entry> = self.entries.iter().collect();
         sorted.sort_by(|a, b| {
-            (a.operation, &a.time, &a.manager, &a.api_version, &a.subresource).cmp(&(
-                b.operation,
-                &b.time,
-                &b.manager,
-                &b.api_version,
-                &b.subresource,
-            ))
+            (
+                a.operation,
+                &a.time,
+                &a.manager,
+                &a.api_version,
+                &a.subresource,
+            )
+                .cmp(&(
+                    b.operation,
+                    &b.time,
+                    &b.manager,
+                    &b.api_version,
+                    &b.subresource,
+                ))
         });
         Value::Array(
             sorted

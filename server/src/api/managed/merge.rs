@@ -78,16 +78,17 @@ fn merge_items(
     let mut placed = vec![false; applied.len()];
     let mut next_new = 0;
     let mut out = Vec::with_capacity(live.len() + applied.len());
-    let place_new_before = |upto: usize, next_new: &mut usize, placed: &mut Vec<bool>, out: &mut Vec<Value>| {
-        while *next_new < upto {
-            let i = *next_new;
-            if !placed[i] && !in_live.contains(&applied_steps[i]) {
-                out.push(applied[i].clone());
-                placed[i] = true;
+    let place_new_before =
+        |upto: usize, next_new: &mut usize, placed: &mut Vec<bool>, out: &mut Vec<Value>| {
+            while *next_new < upto {
+                let i = *next_new;
+                if !placed[i] && !in_live.contains(&applied_steps[i]) {
+                    out.push(applied[i].clone());
+                    placed[i] = true;
+                }
+                *next_new += 1;
             }
-            *next_new += 1;
-        }
-    };
+        };
     for (item, step) in live.into_iter().zip(&live_steps) {
         match applied_at.get(step) {
             Some(&i) if !placed[i] => {

@@ -75,7 +75,8 @@ impl PathElement {
             PathElement::Key(json) => {
                 out.push('[');
                 if let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(json) {
-                    let parts: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    let parts: Vec<String> =
+                        fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
                     out.push_str(&parts.join(","));
                 }
                 out.push(']');
@@ -129,7 +130,12 @@ mod tests {
     #[test]
     fn keys_are_sorted_compact_json_and_print_as_kubernetes_does() {
         let item = json!({"protocol": "TCP", "containerPort": 80});
-        let key = key_json(item.as_object().into_iter().flatten().map(|(k, v)| (k.as_str(), v)));
+        let key = key_json(
+            item.as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.as_str(), v)),
+        );
         assert_eq!(key, r#"{"containerPort":80,"protocol":"TCP"}"#);
         let path = [
             PathElement::field("spec"),
@@ -138,9 +144,15 @@ mod tests {
             PathElement::field("image"),
         ];
         assert_eq!(path_text(&path), r#".spec.containers[name="nginx"].image"#);
-        let set = [PathElement::field("finalizers"), PathElement::Value("\"a\"".into())];
+        let set = [
+            PathElement::field("finalizers"),
+            PathElement::Value("\"a\"".into()),
+        ];
         assert_eq!(path_text(&set), r#".finalizers[="a"]"#);
-        assert_eq!(path_text(&[PathElement::field("args"), PathElement::Index(3)]), ".args[3]");
+        assert_eq!(
+            path_text(&[PathElement::field("args"), PathElement::Index(3)]),
+            ".args[3]"
+        );
         assert_eq!(
             PathElement::parse_fields_v1_key(r#"k:{"protocol":"TCP","containerPort":80}"#),
             Ok(PathElement::Key(key))

@@ -197,7 +197,10 @@ mod tests {
         assert_eq!(both, FieldSet::at(&[f("spec"), f("b")]));
         let mut rest = a.clone();
         rest.subtract(&b);
-        assert_eq!(rest, FieldSet::from_paths(&[&[f("spec"), f("a")], &[f("x")]]));
+        assert_eq!(
+            rest,
+            FieldSet::from_paths(&[&[f("spec"), f("a")], &[f("x")]])
+        );
         rest.subtract(&a);
         assert!(rest.is_empty());
         let mut all = a.clone();

@@ -108,7 +108,10 @@ fn claimed(schema: Option<&Schema>, value: &Value) -> FieldSet {
     match (&sh, value) {
         (Shape::Object(s), Value::Object(fields)) => {
             for (k, v) in fields {
-                set.insert_child(PathElement::Field(k.clone()), claimed(field_schema(*s, k), v));
+                set.insert_child(
+                    PathElement::Field(k.clone()),
+                    claimed(field_schema(*s, k), v),
+                );
             }
         }
         (Shape::SetList, Value::Array(items)) => {
@@ -116,7 +119,12 @@ fn claimed(schema: Option<&Schema>, value: &Value) -> FieldSet {
                 set.insert_child(super::shape::value_step(item), FieldSet::leaf());
             }
         }
-        (Shape::MapList { items: item_schema, .. }, Value::Array(items)) => {
+        (
+            Shape::MapList {
+                items: item_schema, ..
+            },
+            Value::Array(items),
+        ) => {
             for (i, item) in items.iter().enumerate() {
                 let mut child = claimed(*item_schema, item);
                 child.set_member(true);
@@ -148,7 +156,12 @@ fn whole(schema: Option<&Schema>, value: &Value, structs: bool) -> FieldSet {
             }
             set.set_member(structs || !set.has_children());
         }
-        (Shape::MapList { items: item_schema, .. }, Value::Array(items)) => {
+        (
+            Shape::MapList {
+                items: item_schema, ..
+            },
+            Value::Array(items),
+        ) => {
             for (i, item) in items.iter().enumerate() {
                 let mut child = whole(*item_schema, item, structs);
                 child.set_member(true);
@@ -192,10 +205,12 @@ fn diff_node(schema: Option<&Schema>, old: &Value, new: &Value, structs: bool, o
             let before: HashSet<String> = a.iter().map(Value::to_string).collect();
             let after: HashSet<String> = b.iter().map(Value::to_string).collect();
             for v in after.difference(&before) {
-                out.added.insert_child(PathElement::Value(v.clone()), FieldSet::leaf());
+                out.added
+                    .insert_child(PathElement::Value(v.clone()), FieldSet::leaf());
             }
             for v in before.difference(&after) {
-                out.removed.insert_child(PathElement::Value(v.clone()), FieldSet::leaf());
+                out.removed
+                    .insert_child(PathElement::Value(v.clone()), FieldSet::leaf());
             }
         }
         (
