@@ -53,15 +53,31 @@ fn live(schema: &Schema) -> Value {
     let scope = Scope::default();
     let mut managed = Managed::default();
     let first = object((0..ITEMS / 2).map(|i| item(i, "v1")).collect());
-    let mut obj = managed::apply(schema, None, &first, &mut managed, &writer("a"), false, scope)
-        .expect("first apply");
+    let mut obj = managed::apply(
+        schema,
+        None,
+        &first,
+        &mut managed,
+        &writer("a"),
+        false,
+        scope,
+    )
+    .expect("first apply");
     let second = object((ITEMS / 2..ITEMS).map(|i| item(i, "v1")).collect());
-    obj = managed::apply(schema, Some(&obj), &second, &mut managed, &writer("b"), false, scope)
-        .expect("second apply");
+    obj = managed::apply(
+        schema,
+        Some(&obj),
+        &second,
+        &mut managed,
+        &writer("b"),
+        false,
+        scope,
+    )
+    .expect("second apply");
     let mut updated = obj.clone();
     updated["spec"]["replicas"] = json!(5);
     let changes = managed::diff(schema, &obj, &updated, scope);
-    managed::record_update(&mut managed, &changes, &writer("c"));
+    managed::record_update(&mut managed, changes, &writer("c"));
     updated["metadata"]["managedFields"] = managed.encode();
     assert_eq!(managed.entries.len(), 3);
     updated
@@ -104,7 +120,7 @@ fn bench(c: &mut Criterion) {
             let mut managed =
                 Managed::decode(live.pointer("/metadata/managedFields")).expect("entries");
             let changes = managed::diff(&schema, black_box(&live), &new, scope);
-            managed::record_update(&mut managed, &changes, &writer("u"));
+            managed::record_update(&mut managed, changes, &writer("u"));
             new["metadata"]["managedFields"] = managed.encode();
             new
         });
@@ -140,7 +156,7 @@ fn bench(c: &mut Criterion) {
                 added: managed::created(&event_schema, black_box(&event), scope),
                 ..managed::Diff::default()
             };
-            managed::record_update(&mut managed, &changes, &writer("creator"));
+            managed::record_update(&mut managed, changes, &writer("creator"));
             managed.encode()
         });
     });

@@ -42,6 +42,11 @@ impl PathElement {
             .ok_or_else(|| format!("invalid FieldsV1 key {key:?}"))?;
         match prefix {
             "f" => Ok(PathElement::Field(rest.to_owned())),
+            // Kubernetes writes keys compact and sorted; only other
+            // spellings need reading and rewriting.
+            "k" if !rest.contains([' ', '\n', '\t', '\r', ',']) => {
+                Ok(PathElement::Key(rest.to_owned()))
+            }
             "k" => {
                 let parsed: Value = serde_json::from_str(rest)
                     .map_err(|e| format!("invalid key in FieldsV1 {key:?}: {e}"))?;

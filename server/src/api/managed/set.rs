@@ -90,6 +90,23 @@ impl FieldSet {
         }
     }
 
+    /// Adds every path of `other`, moving its nodes.
+    pub fn union_owned(&mut self, other: FieldSet) {
+        self.member |= other.member;
+        if self.children.is_empty() {
+            self.children = other.children;
+            return;
+        }
+        for (step, theirs) in other.children {
+            match self.children.get_mut(&step) {
+                Some(mine) => mine.union_owned(theirs),
+                None => {
+                    self.children.insert(step, theirs);
+                }
+            }
+        }
+    }
+
     /// Removes every path of `other`.
     pub fn subtract(&mut self, other: &FieldSet) {
         if other.member {

@@ -134,7 +134,7 @@ fn run(steps: &[(Step, Value)]) -> Result<(Value, Managed), Vec<String>> {
                         ..Default::default()
                     },
                 };
-                record_update(&mut managed, &changes, &writer(manager));
+                record_update(&mut managed, changes, &writer(manager));
                 live = Some(new);
             }
         }
@@ -552,7 +552,7 @@ fn update_entries_are_capped_and_sorted() {
         let time = format!("2024-05-01T10:00:{i:02}Z");
         record_update(
             &mut managed,
-            &changes,
+            changes,
             &Writer {
                 manager: &manager,
                 api_version: "test/v1",

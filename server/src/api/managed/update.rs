@@ -7,14 +7,19 @@ use super::entries::{Managed, Operation};
 use super::walk::Diff;
 
 /// Records `diff` as written by `writer`.
-pub fn record_update(managed: &mut Managed, diff: &Diff, writer: &Writer<'_>) {
-    let changed = diff.changed();
+pub fn record_update(managed: &mut Managed, diff: Diff, writer: &Writer<'_>) {
+    let Diff {
+        added: mut changed,
+        modified,
+        removed,
+    } = diff;
+    changed.union_owned(modified);
     for entry in &mut managed.entries {
         if !changed.is_empty() {
             entry.fields.subtract(&changed);
         }
-        if !diff.removed.is_empty() {
-            entry.fields.subtract(&diff.removed);
+        if !removed.is_empty() {
+            entry.fields.subtract(&removed);
         }
     }
     if !changed.is_empty() {
@@ -24,7 +29,7 @@ pub fn record_update(managed: &mut Managed, diff: &Diff, writer: &Writer<'_>) {
             writer.api_version,
             writer.subresource,
         );
-        entry.fields.union_with(&changed);
+        entry.fields.union_owned(changed);
         entry.time = Some(writer.time.to_owned());
     }
     managed.drop_empty();

@@ -100,7 +100,7 @@ pub fn track_update(kind: &KindSpec, old: Option<&Value>, new: &mut Value, opts:
         },
     };
     let info = WriterInfo::new(kind, opts);
-    managed::record_update(&mut managed, &diff, &info.writer());
+    managed::record_update(&mut managed, diff, &info.writer());
     store_entries(new, &managed);
 }
 
