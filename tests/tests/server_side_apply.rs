@@ -462,10 +462,11 @@ fn gadget_crd() -> Value {
                               "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "size": {"type": "integer"}}}},
                     "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
                     "args": {"type": "array", "items": {"type": "string"}},
-                    "mode": {"type": "string", "default": "auto"}
+                    "mode": {"type": "string", "default": "auto"},
+                    "replicas": {"type": "integer"}
                 }
             },
-            "status": {"type": "object", "properties": {"phase": {"type": "string"}}}
+            "status": {"type": "object", "properties": {"phase": {"type": "string"}, "replicas": {"type": "integer"}}}
         }
     });
     json!({
@@ -477,7 +478,7 @@ fn gadget_crd() -> Value {
             "scope": "Namespaced",
             "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
             "versions": [{"name": "v1", "served": true, "storage": true,
-                          "schema": {"openAPIV3Schema": schema}, "subresources": {"status": {}}}]
+                          "schema": {"openAPIV3Schema": schema}, "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]
         }
     })
 }
@@ -572,6 +573,24 @@ fn custom_resources_apply_by_their_list_types() {
             "Apply".into(),
             "status".into(),
             json!({"f:status": {"f:phase": {}}})
+        )),
+        "{got:?}"
+    );
+    // A /scale write owns spec.replicas under the `scale` subresource.
+    let r = s.request(
+        "PATCH",
+        &format!("{path}/scale?fieldManager=scaler"),
+        &[("Content-Type", MERGE)],
+        Some(br#"{"spec":{"replicas":3}}"#),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let got = entries(&s.get(&path).json());
+    assert!(
+        got.contains(&(
+            "scaler".into(),
+            "Update".into(),
+            "scale".into(),
+            json!({"f:spec": {"f:replicas": {}}})
         )),
         "{got:?}"
     );

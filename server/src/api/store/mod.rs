@@ -58,6 +58,9 @@ pub enum Subresource {
     Status,
     /// A namespace's `/finalize`: only `spec.finalizers` changes.
     Finalize,
+    /// `/scale`: the object as the scale change computed it, written as a
+    /// main-resource update but owned under the `scale` subresource.
+    Scale,
 }
 
 /// The generic store.

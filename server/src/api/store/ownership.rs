@@ -37,6 +37,7 @@ impl WriterInfo {
                 None => "",
                 Some(Subresource::Status) => "status",
                 Some(Subresource::Finalize) => "finalize",
+                Some(Subresource::Scale) => "scale",
             },
             time: time::rfc3339(SystemTime::now()),
         }
@@ -58,7 +59,7 @@ impl WriterInfo {
 pub fn scope(kind: &KindSpec, subresource: Option<Subresource>) -> Scope {
     let excluded: &'static [&'static str] = match subresource {
         Some(Subresource::Status) => &["spec"],
-        Some(Subresource::Finalize) => &[],
+        Some(Subresource::Finalize | Subresource::Scale) => &[],
         None if kind.subresources.status => &["status"],
         None => &[],
     };

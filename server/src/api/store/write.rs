@@ -322,7 +322,7 @@ impl Store {
                 Some(Subresource::Status) => new = only_status_from(new, &old),
                 Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
                 None if opts.system => {}
-                None => {
+                None | Some(Subresource::Scale) => {
                     kind.strategy.prepare_for_update(&mut new, &old);
                     if kind.subresources.status {
                         copy_field(&mut new, &old, "status");
