@@ -65,6 +65,9 @@ pub fn apply(
         entry.time = Some(writer.time.to_owned());
         managed.drop_empty();
     }
+    for entry in &mut managed.entries {
+        super::reconcile::collapse_atomic(schema, &mut entry.fields);
+    }
     let mut merged = merge(Some(schema), live.clone(), config);
     let entry = managed.entry_mut(writer.manager, Operation::Apply, "", writer.subresource);
     let last = std::mem::replace(&mut entry.fields, config_set);

@@ -9,6 +9,7 @@ pub mod fields_v1;
 pub mod merge;
 pub mod path;
 pub mod prune;
+pub mod reconcile;
 pub mod set;
 pub mod shape;
 pub mod update;

@@ -49,6 +49,11 @@ impl FieldSet {
         self.children.iter()
     }
 
+    /// The children, to change in place. Callers must not leave one empty.
+    pub fn children_mut(&mut self) -> impl Iterator<Item = (&PathElement, &mut FieldSet)> {
+        self.children.iter_mut()
+    }
+
     #[must_use]
     pub fn has_children(&self) -> bool {
         !self.children.is_empty()
