@@ -277,6 +277,20 @@ fn apply_creates_shares_conflicts_and_forces() {
     );
     assert_eq!(r.status, 400, "{}", r.text());
 
+    // The configuration must name its version and kind.
+    let r = apply(&s, &path, "fieldManager=a", "metadata:\n  name: ap\n");
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(
+        r.json()["message"],
+        "Incorrect version specified in apply patch. Specified patch version: , expected: v1"
+    );
+    let r = apply(
+        &s,
+        &path,
+        "fieldManager=a",
+        "apiVersion: v1\nmetadata:\n  name: ap\n",
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
     // Dry run creates nothing.
     let r = apply(&s, &path, "fieldManager=a&dryRun=All", &cm("  x: \"1\"\n"));
     assert_eq!(r.status, 201, "{}", r.text());

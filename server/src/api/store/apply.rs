@@ -36,6 +36,30 @@ impl Store {
                 "metadata.managedFields must be nil".into(),
             ));
         }
+        // The configuration names its version and kind, as Kubernetes
+        // requires of apply patches.
+        let version = body
+            .value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if version != kind.api_version() {
+            return Err(ApiError::BadRequest(format!(
+                "Incorrect version specified in apply patch. Specified patch version: {version}, expected: {}",
+                kind.api_version()
+            )));
+        }
+        if body
+            .value
+            .get("kind")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            return Err(ApiError::BadRequest(format!(
+                "failed to create typed patch object ({}): kind must be set in an apply patch",
+                kind.api_version()
+            )));
+        }
         let (mut config, warnings) = Store::screen(kind, body, opts.field_validation)?;
         match object::meta_str(&config, "name") {
             Some(n) if n != name => {
