@@ -562,6 +562,21 @@ fn custom_resources_apply_by_their_list_types() {
     let spec = &r.json()["spec"];
     assert_eq!(spec["items"], json!([{"name": "y"}]));
     assert_eq!(spec["tags"], json!(["t2"]));
+    // A dropped field nobody else owns goes back to its default.
+    let r = apply(
+        &s,
+        &path,
+        "fieldManager=a",
+        &gadget(json!({"args": ["a1"], "mode": "manual"})),
+    );
+    assert_eq!(r.json()["spec"]["mode"], "manual", "{}", r.text());
+    let r = apply(
+        &s,
+        &path,
+        "fieldManager=a",
+        &gadget(json!({"args": ["a1"]})),
+    );
+    assert_eq!(r.json()["spec"]["mode"], "auto", "{}", r.text());
     // An update creating a custom resource owns its objects as nodes.
     let r = s.post(
         &format!("{GADGETS}?fieldManager=maker"),

@@ -580,3 +580,47 @@ fn update_entries_are_capped_and_sorted() {
     assert!(Managed::is_reset(Some(&json!([{}]))));
     assert!(!Managed::is_reset(Some(&json!([]))));
 }
+
+#[test]
+fn conflict_messages_follow_kubernetes() {
+    use super::apply::{Conflict, conflict_error};
+    use super::entries::Entry;
+    use super::path::PathElement;
+    use super::set::FieldSet;
+    let entry = |manager: &str, operation, subresource: &str| Entry {
+        manager: manager.into(),
+        operation,
+        api_version: "apps/v1".into(),
+        time: None,
+        subresource: subresource.into(),
+        fields: FieldSet::default(),
+    };
+    assert_eq!(entry("m", A, "").describe(), "\"m\"");
+    assert_eq!(entry("m", U, "").describe(), "\"m\" using apps/v1");
+    assert_eq!(
+        entry("m", U, "status").describe(),
+        "\"m\" with subresource \"status\" using apps/v1"
+    );
+    let at = |manager: &str, field: &str| Conflict {
+        manager: format!("{manager:?}"),
+        path: vec![PathElement::field("spec"), PathElement::field(field)],
+    };
+    let one = conflict_error(vec![at("a", "x")]);
+    assert_eq!(
+        one.to_string(),
+        "Apply failed with 1 conflict: conflict with \"a\": .spec.x"
+    );
+    let many = conflict_error(vec![at("b", "y"), at("a", "z"), at("a", "x")]);
+    assert_eq!(
+        many.to_string(),
+        "Apply failed with 3 conflicts: conflicts with \"a\":\n- .spec.x\n- .spec.z\nconflicts with \"b\":\n- .spec.y"
+    );
+    let status = many.status();
+    assert_eq!(status["code"], 409);
+    assert_eq!(status["reason"], "Conflict");
+    assert_eq!(
+        status["details"]["causes"][0],
+        json!({"reason": "FieldManagerConflict", "message": "conflict with \"a\"", "field": ".spec.x"})
+    );
+    assert!(status["details"].get("name").is_none());
+}
