@@ -74,6 +74,10 @@ pub enum ApiError {
         name: String,
         cause: String,
     },
+    /// Server-side apply would change fields other managers own (409): the
+    /// message lists them, one cause per field; no name or kind in details.
+    #[error("{message}")]
+    ApplyConflict { message: String, causes: Vec<Cause> },
     /// A semantically invalid object (422), or — for type errors and missing
     /// required fields, which the spec answers with 400 — `code: 400`.
     #[error("{}", invalid_message(kind, group, name, causes))]
@@ -154,7 +158,9 @@ impl ApiError {
     pub fn code(&self) -> u16 {
         match self {
             ApiError::NotFound { .. } | ApiError::PathNotFound => 404,
-            ApiError::AlreadyExists { .. } | ApiError::Conflict { .. } => 409,
+            ApiError::AlreadyExists { .. }
+            | ApiError::Conflict { .. }
+            | ApiError::ApplyConflict { .. } => 409,
             ApiError::Invalid { code, .. } => *code,
             ApiError::BadRequest(_) => 400,
             ApiError::Forbidden { .. } => 403,
@@ -175,7 +181,7 @@ impl ApiError {
         match self {
             ApiError::NotFound { .. } | ApiError::PathNotFound => "NotFound",
             ApiError::AlreadyExists { .. } => "AlreadyExists",
-            ApiError::Conflict { .. } => "Conflict",
+            ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => "Conflict",
             ApiError::Invalid { code: 422, .. } => "Invalid",
             ApiError::Invalid { .. } | ApiError::BadRequest(_) => "BadRequest",
             ApiError::Forbidden { .. } => "Forbidden",
@@ -263,6 +269,7 @@ impl ApiError {
                 named(&mut details, group, resource, name);
                 causes_of(&mut details, causes);
             }
+            ApiError::ApplyConflict { causes, .. } => causes_of(&mut details, causes),
             ApiError::Timeout {
                 causes,
                 retry_after,

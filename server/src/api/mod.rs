@@ -7,6 +7,7 @@ pub mod error;
 pub mod keys;
 pub mod kind;
 pub mod kinds;
+pub mod managed;
 pub mod meta;
 pub mod object;
 pub mod patch;

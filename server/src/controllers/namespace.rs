@@ -16,6 +16,15 @@ use crate::api::store::{DeleteOptions, ListOptions, Store, WriteOptions};
 use crate::http::AppState;
 use crate::storage::{EventKind, KeyRange};
 
+/// The API server itself creates the immortal namespaces, as Kubernetes'
+/// bootstrap controller does (their managedFields name it).
+fn bootstrap_options() -> WriteOptions {
+    WriteOptions {
+        field_manager: Some("kube-apiserver".into()),
+        ..WriteOptions::default()
+    }
+}
+
 /// Creates `default`, `kube-system` and `kube-public` if missing.
 pub async fn bootstrap(store: &Store) -> Result<(), ApiError> {
     let kind = store
@@ -29,7 +38,7 @@ pub async fn bootstrap(store: &Store) -> Result<(), ApiError> {
             duplicates: Vec::new(),
         };
         match store
-            .create(&kind, None, decoded, &WriteOptions::default())
+            .create(&kind, None, decoded, &bootstrap_options())
             .await
         {
             Ok(_) | Err(ApiError::AlreadyExists { .. }) => {}

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::api::error::ApiError;
+use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
 use crate::api::store::{
@@ -115,8 +115,13 @@ impl Query {
         Ok(!values.is_empty())
     }
 
-    /// Options shared by create, update and patch.
-    pub fn write_options(&self, user_agent: Option<&str>) -> Result<WriteOptions, ApiError> {
+    /// Options shared by create, update and patch; `options` names the
+    /// options object their 422 errors speak of.
+    pub fn write_options(
+        &self,
+        user_agent: Option<&str>,
+        options: &OptionsKind<'_>,
+    ) -> Result<WriteOptions, ApiError> {
         let field_validation = match self.get("fieldValidation") {
             None | Some("") | Some("Warn") => FieldValidation::Warn,
             Some("Ignore") => FieldValidation::Ignore,
@@ -130,13 +135,17 @@ impl Query {
         let field_manager = match self.get("fieldManager") {
             Some(m) => {
                 if m.chars().count() >= 128 {
-                    return Err(ApiError::BadRequest(format!(
-                        "fieldManager: Too long: may not be more than 128 bytes: {m:?}"
+                    return Err(options.invalid(Cause::new(
+                        "FieldValueTooLong",
+                        "fieldManager",
+                        "Too long: may not be more than 128 bytes",
                     )));
                 }
                 if m.chars().any(|c| c.is_control()) {
-                    return Err(ApiError::BadRequest(format!(
-                        "fieldManager: Invalid value: {m:?}: must only contain printable characters"
+                    return Err(options.invalid(Cause::invalid(
+                        "fieldManager",
+                        m,
+                        "must only contain printable characters",
                     )));
                 }
                 Some(m.to_string())
@@ -243,6 +252,27 @@ impl Query {
             orphan_dependents,
             unsafe_delete,
         })
+    }
+}
+
+/// The options object of a write (`CreateOptions`, `UpdateOptions`,
+/// `PatchOptions` in group `meta.<api domain>`), which Kubernetes names when
+/// its parameters are invalid (422).
+pub struct OptionsKind<'a> {
+    pub kind: &'static str,
+    pub group: &'a str,
+}
+
+impl OptionsKind<'_> {
+    #[must_use]
+    pub fn invalid(&self, cause: Cause) -> ApiError {
+        ApiError::Invalid {
+            kind: self.kind.into(),
+            group: self.group.into(),
+            name: String::new(),
+            causes: vec![cause],
+            code: 422,
+        }
     }
 }
 

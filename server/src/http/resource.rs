@@ -8,7 +8,8 @@ use http::{Method, Request, Response, header};
 use hyper::body::Incoming;
 use serde_json::{Value, json};
 
-use crate::api::error::ApiError;
+use crate::api::decode;
+use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
 use crate::api::served;
@@ -19,7 +20,7 @@ use crate::http::body::{Body, read_limited};
 use crate::http::compress::Uncompressed;
 use crate::http::list_body::ListBody;
 use crate::http::negotiate::{Encoding, essence};
-use crate::http::params::Query;
+use crate::http::params::{OptionsKind, Query};
 use crate::http::protobuf::{self, decode_body};
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
@@ -125,6 +126,11 @@ async fn dispatch(
         .table
         .map(|v| table::options(v, query, &state.config.api_domain))
         .transpose()?;
+    let meta_group = format!("meta.{}", state.config.api_domain);
+    let options = |kind: &'static str| OptionsKind {
+        kind,
+        group: &meta_group,
+    };
     match (method, name) {
         (Method::GET, _) if watching => {
             let resp = watch::serve(state, &kind, ns, name, query, writer.encoding).await?;
@@ -196,7 +202,7 @@ async fn dispatch(
             if kind.namespaced && ns.is_none() {
                 return Err(method_not_allowed(&kind, "create"));
             }
-            let opts = query.write_options(user_agent.as_deref())?;
+            let opts = query.write_options(user_agent.as_deref(), &options("CreateOptions"))?;
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
@@ -209,7 +215,7 @@ async fn dispatch(
             ))
         }
         (Method::PUT, Some(name)) => {
-            let mut opts = query.write_options(user_agent.as_deref())?;
+            let mut opts = query.write_options(user_agent.as_deref(), &options("UpdateOptions"))?;
             opts.subresource = subresource;
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
@@ -237,18 +243,37 @@ async fn dispatch(
                         .to_vec(),
                     )
                 })?;
-            if query.has("force") && patch_type != PatchType::Apply {
-                return Err(ApiError::BadRequest(
-                    "force: Forbidden: may not be specified for non-apply patch".into(),
-                ));
+            let patch_options = options("PatchOptions");
+            let force = query.bool("force")?;
+            if force.is_some() && patch_type != PatchType::Apply {
+                return Err(patch_options.invalid(Cause::forbidden(
+                    "force",
+                    "may not be specified for non-apply patch",
+                )));
             }
-            let mut opts = query.write_options(user_agent.as_deref())?;
+            let mut opts = query.write_options(user_agent.as_deref(), &patch_options)?;
             opts.subresource = subresource;
             let body = read_body(req).await?;
-            let out = state
-                .store
-                .patch(&kind, ns, name, patch_type, &body, &opts)
-                .await?;
+            let out = if patch_type == PatchType::Apply {
+                if query.get("fieldManager").is_none_or(str::is_empty) {
+                    return Err(patch_options.invalid(
+                        Cause::required("fieldManager")
+                            .with_message("Required value: is required for apply patch"),
+                    ));
+                }
+                let config = decode::parse_yaml(&body)
+                    .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))?;
+                let force = force.unwrap_or(false);
+                state
+                    .store
+                    .apply(&kind, ns, name, config, &opts, force)
+                    .await?
+            } else {
+                state
+                    .store
+                    .patch(&kind, ns, name, patch_type, &body, &opts)
+                    .await?
+            };
             let code = if out.created { 201 } else { 200 };
             Ok(respond_written(
                 writer,

@@ -14,7 +14,7 @@ use crate::api::kind::{KindSpec, ScalePaths};
 use crate::api::object;
 use crate::api::patch::{self, PatchType};
 use crate::api::store::write::Mutation;
-use crate::api::store::{DeleteOptions, parse_rv};
+use crate::api::store::{DeleteOptions, Subresource, parse_rv};
 use crate::http::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
@@ -56,6 +56,7 @@ pub async fn serve(
                     Ok(writer.object(200, &scale_of(paths, &obj), &[]))
                 }
                 Method::PUT | Method::PATCH => {
+                    let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
                     let body =
                         read_limited(req.into_body(), state.config.max_request_bytes).await?;
                     let change = if method == Method::PUT {
@@ -72,7 +73,15 @@ pub async fn serve(
                                 })?;
                         ScaleChange::Patch(patch_type, body.to_vec())
                     };
-                    let opts = query.write_options(None)?;
+                    let meta_group = format!("meta.{}", state.config.api_domain);
+                    let mut opts = query.write_options(
+                        user_agent.as_deref(),
+                        &crate::http::params::OptionsKind {
+                            kind: "UpdateOptions",
+                            group: &meta_group,
+                        },
+                    )?;
+                    opts.subresource = Some(Subresource::Scale);
                     let out = state
                         .store
                         .guaranteed_update(kind, ns, name, &opts, |current| {
@@ -215,6 +224,7 @@ fn scaled(
         object,
         precondition,
         warnings: Vec::new(),
+        managed: None,
     })
 }
 

@@ -4,8 +4,10 @@
 //! Objects are JSON in storage, without `metadata.resourceVersion` (that is
 //! the key's mod revision, filled in on the way out).
 
+pub mod apply;
 pub mod delete;
 pub mod grace;
+pub mod ownership;
 pub mod read;
 pub mod write;
 
@@ -56,6 +58,9 @@ pub enum Subresource {
     Status,
     /// A namespace's `/finalize`: only `spec.finalizers` changes.
     Finalize,
+    /// `/scale`: the object as the scale change computed it, written as a
+    /// main-resource update but owned under the `scale` subresource.
+    Scale,
 }
 
 /// The generic store.
@@ -128,6 +133,18 @@ impl Store {
         decoded: Decoded,
         validation: FieldValidation,
     ) -> Result<(Value, Vec<String>), ApiError> {
+        let (value, warnings) = Store::screen(kind, decoded, validation)?;
+        Ok((Store::complete(kind, value)?, warnings))
+    }
+
+    /// The first half of `admit`: apiVersion/kind, unknown and duplicate
+    /// fields per `fieldValidation`, unknown fields pruned. Apply claims
+    /// what this leaves, before defaults fill anything in.
+    pub fn screen(
+        kind: &KindSpec,
+        decoded: Decoded,
+        validation: FieldValidation,
+    ) -> Result<(Value, Vec<String>), ApiError> {
         let Decoded {
             mut value,
             duplicates,
@@ -180,6 +197,12 @@ impl Store {
             _ => Vec::new(),
         };
         schema::prune(&kind.schema, &mut value);
+        Ok((value, warnings))
+    }
+
+    /// The second half of `admit`: defaults, then types and required
+    /// fields, then the normalized form.
+    pub fn complete(kind: &KindSpec, mut value: Value) -> Result<Value, ApiError> {
         // Defaults first, as Kubernetes' decoding does: a defaulted field
         // satisfies `required`.
         schema::apply_defaults(&kind.schema, &mut value);
@@ -196,7 +219,7 @@ impl Store {
             return Err(kind.invalid(&name, causes, code));
         }
         schema::normalize(&kind.schema, &mut value);
-        Ok((value, warnings))
+        Ok(value)
     }
 
     /// Resolves a `resourceVersion` parameter for a read that must be "not

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
-use crate::api::store::{Store, Subresource, WriteOptions, storage_error};
+use crate::api::managed::Managed;
+use crate::api::store::{Store, Subresource, WriteOptions, ownership, storage_error};
 use crate::api::{keys, meta, object};
 use crate::storage::{Guard, Revision, StorageError, Txn};
 
@@ -43,6 +44,9 @@ pub struct Mutation {
     /// A resourceVersion the client required (`metadata.resourceVersion`).
     pub precondition: Option<u64>,
     pub warnings: Vec<String>,
+    /// managedFields an apply already settled; `None` records the change
+    /// as an Update.
+    pub managed: Option<Managed>,
 }
 
 fn put_txn(kind: &KindSpec, txn: Txn, key: Vec<u8>, bytes: Vec<u8>) -> Txn {
@@ -68,7 +72,7 @@ impl Store {
         self.create_admitted(kind, ns, obj, warnings, opts).await
     }
 
-    fn place_in_namespace(
+    pub(super) fn place_in_namespace(
         kind: &KindSpec,
         ns: Option<&str>,
         obj: &mut Value,
@@ -102,9 +106,24 @@ impl Store {
         &self,
         kind: &Arc<KindSpec>,
         ns: Option<&str>,
+        obj: Value,
+        warnings: Vec<String>,
+        opts: &WriteOptions,
+    ) -> Result<WriteOutcome, ApiError> {
+        self.create_tracked(kind, ns, obj, warnings, opts, None)
+            .await
+    }
+
+    /// Creates an admitted object; `managed` is what an apply settled, else
+    /// the creator owns every field it wrote.
+    pub(super) async fn create_tracked(
+        &self,
+        kind: &Arc<KindSpec>,
+        ns: Option<&str>,
         mut obj: Value,
         warnings: Vec<String>,
         opts: &WriteOptions,
+        managed: Option<Managed>,
     ) -> Result<WriteOutcome, ApiError> {
         if !kind.accepts_creates {
             return Err(ApiError::NotAllowed(
@@ -131,6 +150,10 @@ impl Store {
         causes.extend(kind.strategy.validate(&obj));
         if !causes.is_empty() {
             return Err(kind.invalid(&name, causes, 422));
+        }
+        match managed {
+            Some(m) => ownership::store_entries(&mut obj, &m),
+            None => ownership::track_update(kind, None, &mut obj, opts),
         }
         let obj = meta::canonical(kind, obj);
         let key = keys::object_key(kind, ns, &name);
@@ -245,6 +268,7 @@ impl Store {
                     object: body.clone(),
                     precondition,
                     warnings: warnings.clone(),
+                    managed: None,
                 })
             })
             .await;
@@ -280,6 +304,7 @@ impl Store {
                 object: mut new,
                 precondition,
                 warnings,
+                managed,
             } = mutate(&old)?;
             if object::name(&new) != name {
                 let n = object::name(&new).to_string();
@@ -297,7 +322,7 @@ impl Store {
                 Some(Subresource::Status) => new = only_status_from(new, &old),
                 Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
                 None if opts.system => {}
-                None => {
+                None | Some(Subresource::Scale) => {
                     kind.strategy.prepare_for_update(&mut new, &old);
                     if kind.subresources.status {
                         copy_field(&mut new, &old, "status");
@@ -316,6 +341,10 @@ impl Store {
             causes.extend(kind.strategy.validate_update(&new, &old));
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
+            }
+            match &managed {
+                Some(m) => ownership::store_entries(&mut new, m),
+                None => ownership::track_update(kind, Some(&old), &mut new, opts),
             }
             let new = meta::canonical(kind, new);
             // A graceful deletion still in its grace period is removed by the
@@ -441,9 +470,17 @@ impl Store {
         subresource: Option<Subresource>,
         change: impl Fn(&mut Value) + Send + Sync,
     ) -> Result<(), ApiError> {
+        // In-process controllers are managers too, named as Kubernetes'
+        // own components are: status written by the API server itself,
+        // the rest by the controller manager.
+        let manager = match subresource {
+            Some(Subresource::Status) => "kube-apiserver",
+            _ => "kube-controller-manager",
+        };
         let opts = WriteOptions {
             system: true,
             subresource,
+            field_manager: Some(manager.into()),
             ..WriteOptions::default()
         };
         let result = self
@@ -454,6 +491,7 @@ impl Store {
                     object: next,
                     precondition: None,
                     warnings: Vec::new(),
+                    managed: None,
                 })
             })
             .await;
@@ -533,6 +571,7 @@ impl Store {
                 object,
                 precondition,
                 warnings,
+                managed: None,
             })
         })
         .await
