@@ -73,7 +73,7 @@ def main(url):
         api.patch_namespaced_config_map("py-cm", ns, body, _content_type="application/apply-patch+yaml")
         check("apply without fieldManager refused", False)
     except ApiException as e:
-        check("apply without fieldManager is 422", e.status == 422)
+        check("apply without fieldManager is 400", e.status == 400)
 
     print("all checks passed")
 

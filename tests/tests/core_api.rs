@@ -120,7 +120,7 @@ fn create_get_list_update_patch_delete_an_event() {
         &[("Content-Type", "application/merge-patch+json")],
         Some(b"{}"),
     );
-    assert_eq!(status_of(&forced).0, 422);
+    assert_eq!(status_of(&forced).0, 400);
 
     // PUT of a missing Event creates it (Kubernetes allows it for events).
     let mut fresh = event("e2", "Created");
@@ -356,7 +356,7 @@ fn bad_bodies_negotiation_and_limits() {
     // fieldManager limits.
     let long = "m".repeat(128);
     let r = s.post(&format!("{EVENTS}?fieldManager={long}"), &event("fm", "r"));
-    assert_eq!(status_of(&r).0, 422);
+    assert_eq!(status_of(&r).0, 400);
     assert_eq!(
         s.post(
             &format!("{EVENTS}?fieldManager={}", "m".repeat(127)),

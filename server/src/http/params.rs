@@ -116,7 +116,7 @@ impl Query {
     }
 
     /// Options shared by create, update and patch; `options` names the
-    /// options object their 422 errors speak of.
+    /// options object their errors speak of.
     pub fn write_options(
         &self,
         user_agent: Option<&str>,
@@ -257,13 +257,15 @@ impl Query {
 
 /// The options object of a write (`CreateOptions`, `UpdateOptions`,
 /// `PatchOptions` in group `meta.<api domain>`), which Kubernetes names when
-/// its parameters are invalid (422).
+/// its parameters are invalid.
 pub struct OptionsKind<'a> {
     pub kind: &'static str,
     pub group: &'a str,
 }
 
 impl OptionsKind<'_> {
+    /// A bad option: Kubernetes' wording and causes, with the 400 the
+    /// cairn contract (issue #5) asks for where Kubernetes answers 422.
     #[must_use]
     pub fn invalid(&self, cause: Cause) -> ApiError {
         ApiError::Invalid {
@@ -271,7 +273,7 @@ impl OptionsKind<'_> {
             group: self.group.into(),
             name: String::new(),
             causes: vec![cause],
-            code: 422,
+            code: 400,
         }
     }
 }
