@@ -50,6 +50,8 @@ impl Server {
             .arg("--data-dir")
             .arg(&data_dir)
             .args(["--insecure-port", &port.to_string()])
+            // Only adds an encoding, which the encodings phase lists.
+            .args(["--feature-gates", "CBORServingAndStorage=true"])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
