@@ -8,6 +8,7 @@ mod decode;
 mod encode;
 pub mod envelope;
 pub mod messages;
+mod transcode;
 pub mod wire;
 
 use std::hash::{Hash, Hasher};
@@ -92,13 +93,13 @@ pub fn stored_messages(kind: &KindSpec, kvs: &[KeyValue]) -> Result<Vec<Bytes>, 
     let id = kind_id(kind);
     let found = cache.get_many(id, kvs.iter().map(|kv| (&kv.key, kv.mod_revision.get())));
     let mut fresh = Vec::new();
+    let mut scratch = Vec::new();
     let mut out = Vec::with_capacity(kvs.len());
     for (kv, hit) in kvs.iter().zip(found) {
         let message = match hit {
             Some(m) => m,
             None => {
-                let served = Store::decode_served(kind, kv)?;
-                let m = Bytes::from(encode_message(&kind.schema, &served)?);
+                let m = fresh_message(kind, kv, &mut scratch)?;
                 fresh.push((kv.key.clone(), kv.mod_revision.get(), m.clone()));
                 m
             }
@@ -109,6 +110,21 @@ pub fn stored_messages(kind: &KindSpec, kvs: &[KeyValue]) -> Result<Vec<Bytes>, 
         cache.put_many(id, fresh.into_iter());
     }
     Ok(out)
+}
+
+/// A stored object's message, transcoded straight from its JSON when the
+/// kind stores its served form's fields (no conversion), else (or when the
+/// transcoder gives up) through `Store::decode_served` and `encode`.
+fn fresh_message(kind: &KindSpec, kv: &KeyValue, scratch: &mut Vec<u8>) -> Result<Bytes, ApiError> {
+    if kind.storage.conversion.is_none() {
+        scratch.clear();
+        let revision = kv.mod_revision.get().to_string();
+        if transcode::stored_message(&kind.schema, &kv.value, &revision, scratch).is_ok() {
+            return Ok(Bytes::copy_from_slice(scratch));
+        }
+    }
+    let served = Store::decode_served(kind, kv)?;
+    Ok(Bytes::from(encode_message(&kind.schema, &served)?))
 }
 
 /// The served object of a stored one as a bare message.
