@@ -142,3 +142,5 @@ pub fn stored_object(kind: &KindSpec, kv: &KeyValue) -> Result<Vec<u8>, ApiError
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transcode_tests;
