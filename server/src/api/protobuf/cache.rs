@@ -128,6 +128,7 @@ impl MessageCache {
     /// Keeps messages of `(key, rev)`.
     pub fn put_many(&self, kind: u64, entries: impl Iterator<Item = (Bytes, u64, Bytes)>) {
         let mut inner = self.inner.lock();
+        inner.map.reserve(entries.size_hint().0);
         for (key, rev, message) in entries {
             inner.put(self.budget, (kind, key), rev, message);
         }

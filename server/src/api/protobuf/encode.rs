@@ -64,7 +64,7 @@ pub fn message(
     Ok(())
 }
 
-fn repeated_or_single(
+pub(super) fn repeated_or_single(
     schema: &Schema,
     number: u32,
     value: &Value,
@@ -96,7 +96,7 @@ fn repeated_or_single(
 }
 
 /// `seconds` and `nanos` of an RFC 3339 timestamp.
-fn timestamp(text: &str) -> Option<(i64, i64)> {
+pub(super) fn timestamp(text: &str) -> Option<(i64, i64)> {
     let since = parse_rfc3339(text)?
         .duration_since(std::time::UNIX_EPOCH)
         .ok()?;
@@ -106,7 +106,7 @@ fn timestamp(text: &str) -> Option<(i64, i64)> {
     ))
 }
 
-fn single(
+pub(super) fn single(
     schema: &Schema,
     number: u32,
     value: &Value,

@@ -8,6 +8,7 @@ mod decode;
 mod encode;
 pub mod envelope;
 pub mod messages;
+mod transcode;
 pub mod wire;
 
 use std::hash::{Hash, Hasher};
@@ -85,30 +86,96 @@ fn kind_id(kind: &KindSpec) -> u64 {
     h.finish()
 }
 
+/// Cache misses from which a list transcodes on several threads (below it,
+/// a thread costs more than it saves).
+const PARALLEL_FROM: usize = 2048;
+
 /// The served objects of stored ones as bare messages, from the cache for
-/// versions encoded before (one lock for the whole batch).
+/// versions encoded before (one lock for the whole batch). Many misses (a
+/// cold list) are encoded on all cores, and the cache is filled after the
+/// answer is ready, off the request's path.
 pub fn stored_messages(kind: &KindSpec, kvs: &[KeyValue]) -> Result<Vec<Bytes>, ApiError> {
     let cache = cache::MessageCache::shared();
     let id = kind_id(kind);
-    let found = cache.get_many(id, kvs.iter().map(|kv| (&kv.key, kv.mod_revision.get())));
-    let mut fresh = Vec::new();
-    let mut out = Vec::with_capacity(kvs.len());
-    for (kv, hit) in kvs.iter().zip(found) {
-        let message = match hit {
-            Some(m) => m,
-            None => {
-                let served = Store::decode_served(kind, kv)?;
-                let m = Bytes::from(encode_message(&kind.schema, &served)?);
-                fresh.push((kv.key.clone(), kv.mod_revision.get(), m.clone()));
-                m
-            }
-        };
-        out.push(message);
+    let mut found = cache.get_many(id, kvs.iter().map(|kv| (&kv.key, kv.mod_revision.get())));
+    let missing: Vec<usize> = (0..kvs.len()).filter(|&i| found[i].is_none()).collect();
+    if !missing.is_empty() {
+        let encoded = encode_missing(kind, kvs, &missing)?;
+        let mut fresh = Vec::with_capacity(missing.len());
+        for (&i, m) in missing.iter().zip(encoded) {
+            fresh.push((kvs[i].key.clone(), kvs[i].mod_revision.get(), m.clone()));
+            found[i] = Some(m);
+        }
+        fill_later(id, fresh);
     }
-    if !fresh.is_empty() {
-        cache.put_many(id, fresh.into_iter());
+    Ok(found.into_iter().flatten().collect())
+}
+
+/// The messages of `kvs[i]` for each `i` of `missing`, in order.
+fn encode_missing(
+    kind: &KindSpec,
+    kvs: &[KeyValue],
+    missing: &[usize],
+) -> Result<Vec<Bytes>, ApiError> {
+    let encode_part = |part: &[usize]| -> Result<Vec<Bytes>, ApiError> {
+        let mut scratch = Vec::new();
+        part.iter()
+            .map(|&i| fresh_message(kind, &kvs[i], &mut scratch))
+            .collect()
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(8);
+    if missing.len() < PARALLEL_FROM || threads < 2 {
+        return encode_part(missing);
+    }
+    let per_thread = missing.len().div_ceil(threads);
+    let mut parts = missing.chunks(per_thread);
+    let first = parts.next().unwrap_or_default();
+    let results = std::thread::scope(|s| {
+        let others: Vec<_> = parts.map(|p| s.spawn(move || encode_part(p))).collect();
+        let mut results = vec![encode_part(first)];
+        for handle in others {
+            results.push(
+                handle
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+        }
+        results
+    });
+    let mut out = Vec::with_capacity(missing.len());
+    for part in results {
+        out.extend(part?);
     }
     Ok(out)
+}
+
+/// Puts fresh messages into the cache on a blocking thread when a runtime
+/// is at hand (the caller's answer does not wait for the insert), else now.
+fn fill_later(id: u64, fresh: Vec<(Bytes, u64, Bytes)>) {
+    let fill = move || cache::MessageCache::shared().put_many(id, fresh.into_iter());
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn_blocking(fill);
+        }
+        Err(_) => fill(),
+    }
+}
+
+/// A stored object's message, transcoded straight from its JSON when the
+/// kind stores its served form's fields (no conversion), else (or when the
+/// transcoder gives up) through `Store::decode_served` and `encode`.
+fn fresh_message(kind: &KindSpec, kv: &KeyValue, scratch: &mut Vec<u8>) -> Result<Bytes, ApiError> {
+    if kind.storage.conversion.is_none() {
+        scratch.clear();
+        let revision = kv.mod_revision.get().to_string();
+        if transcode::stored_message(&kind.schema, &kv.value, &revision, scratch).is_ok() {
+            return Ok(Bytes::copy_from_slice(scratch));
+        }
+    }
+    let served = Store::decode_served(kind, kv)?;
+    Ok(Bytes::from(encode_message(&kind.schema, &served)?))
 }
 
 /// The served object of a stored one as a bare message.
@@ -126,3 +193,5 @@ pub fn stored_object(kind: &KindSpec, kv: &KeyValue) -> Result<Vec<u8>, ApiError
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod transcode_tests;

@@ -58,10 +58,24 @@ pub fn put_nested<E>(
     field: u32,
     body: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
 ) -> Result<(), E> {
-    put_tag(out, field, LEN);
-    let at = out.len();
-    out.push(0);
+    let at = open_nested(out, field);
     body(out)?;
+    close_nested(out, at);
+    Ok(())
+}
+
+/// Starts a length-delimited field whose content follows in `out`; returns
+/// where its length goes, for `close_nested` (`put_nested` without a
+/// closure, for content written by a serde visitor).
+pub fn open_nested(out: &mut Vec<u8>, field: u32) -> usize {
+    put_tag(out, field, LEN);
+    out.push(0);
+    out.len() - 1
+}
+
+/// Ends the field `open_nested` started at `at`: everything after it is the
+/// content.
+pub fn close_nested(out: &mut Vec<u8>, at: usize) {
     let len = out.len() - at - 1;
     if len < 0x80 {
         #[allow(clippy::cast_possible_truncation)]
@@ -69,11 +83,23 @@ pub fn put_nested<E>(
             out[at] = len as u8;
         }
     } else {
-        let mut prefix = Vec::with_capacity(10);
-        put_varint(&mut prefix, len as u64);
-        out.splice(at..=at, prefix);
+        let mut prefix = [0u8; 10];
+        let mut n = 0;
+        let mut v = len as u64;
+        while v >= 0x80 {
+            #[allow(clippy::cast_possible_truncation)]
+            {
+                prefix[n] = (v as u8) | 0x80;
+            }
+            v >>= 7;
+            n += 1;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            prefix[n] = v as u8;
+        }
+        out.splice(at..=at, prefix[..=n].iter().copied());
     }
-    Ok(())
 }
 
 /// One field as read from the wire.
