@@ -38,6 +38,7 @@ fn taint() -> Schema {
         ("timeAdded", Schema::time()),
     ])
     .required(["key", "effect"])
+    .proto_fields([("key", 1), ("value", 2), ("effect", 3), ("timeAdded", 4)])
 }
 
 fn spec() -> Schema {
@@ -54,6 +55,15 @@ fn spec() -> Schema {
         ("externalID", Schema::string()),
     ])
     .preserve_unknown()
+    // configSource (6, NodeConfigSource) is free-form here: unnumbered.
+    .proto_fields([
+        ("podCIDR", 1),
+        ("externalID", 2),
+        ("providerID", 3),
+        ("unschedulable", 4),
+        ("taints", 5),
+        ("podCIDRs", 7),
+    ])
     .describe("Spec defines the behavior of a node.")
 }
 
@@ -66,9 +76,18 @@ fn status() -> Schema {
         ("reason", Schema::string()),
         ("message", Schema::string()),
     ])
-    .required(["type", "status"]);
+    .required(["type", "status"])
+    .proto_fields([
+        ("type", 1),
+        ("status", 2),
+        ("lastHeartbeatTime", 3),
+        ("lastTransitionTime", 4),
+        ("reason", 5),
+        ("message", 6),
+    ]);
     let address = Schema::object([("type", Schema::string()), ("address", Schema::string())])
-        .required(["type", "address"]);
+        .required(["type", "address"])
+        .proto_fields([("type", 1), ("address", 2)]);
     let node_info = Schema::object([
         ("machineID", Schema::string()),
         ("systemUUID", Schema::string()),
@@ -81,7 +100,19 @@ fn status() -> Schema {
         ("operatingSystem", Schema::string()),
         ("architecture", Schema::string()),
     ])
-    .preserve_unknown();
+    .preserve_unknown()
+    .proto_fields([
+        ("machineID", 1),
+        ("systemUUID", 2),
+        ("bootID", 3),
+        ("kernelVersion", 4),
+        ("osImage", 5),
+        ("containerRuntimeVersion", 6),
+        ("kubeletVersion", 7),
+        ("kubeProxyVersion", 8),
+        ("operatingSystem", 9),
+        ("architecture", 10),
+    ]);
     Schema::object([
         ("capacity", resource_list()),
         ("allocatable", resource_list()),
@@ -113,6 +144,18 @@ fn status() -> Schema {
         ("features", Schema::free_form_object()),
     ])
     .preserve_unknown()
+    // daemonEndpoints (6), images (8), volumesAttached (10), config (11),
+    // runtimeHandlers (12) and features (13) are messages this schema
+    // leaves free-form: unnumbered.
+    .proto_fields([
+        ("capacity", 1),
+        ("allocatable", 2),
+        ("phase", 3),
+        ("conditions", 4),
+        ("addresses", 5),
+        ("nodeInfo", 7),
+        ("volumesInUse", 9),
+    ])
     .describe("Most recently observed status of the node.")
 }
 
@@ -120,6 +163,7 @@ fn status() -> Schema {
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([("spec", spec()), ("status", status())])
+        .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
         .describe("Node is a worker node in Kubernetes.")
 }
 

@@ -59,12 +59,23 @@ fn condition() -> Schema {
         ("message", Schema::string()),
     ])
     .required(["type", "status"])
+    .proto_fields([
+        ("type", 1),
+        ("status", 2),
+        ("lastProbeTime", 3),
+        ("lastTransitionTime", 4),
+        ("reason", 5),
+        ("message", 6),
+        ("observedGeneration", 7),
+    ])
 }
 
 fn ip_list() -> Schema {
-    Schema::array(Schema::object([("ip", Schema::string())]).required(["ip"]))
-        .map_list(["ip"])
-        .merge_by("ip")
+    // PodIP and HostIP: {ip=1}.
+    let ip = Schema::object([("ip", Schema::string())])
+        .required(["ip"])
+        .proto_fields([("ip", 1)]);
+    Schema::array(ip).map_list(["ip"]).merge_by("ip")
 }
 
 /// `corev1.ContainerStatus`; kubelets may send newer fields, which are kept.
@@ -91,6 +102,18 @@ fn container_status() -> Schema {
     ])
     .required(["name"])
     .preserve_unknown()
+    // state (2), lastState (3), resources (11), volumeMounts (12) and user
+    // (13) are messages this schema leaves free-form: unnumbered.
+    .proto_fields([
+        ("name", 1),
+        ("ready", 4),
+        ("restartCount", 5),
+        ("image", 6),
+        ("imageID", 7),
+        ("containerID", 8),
+        ("started", 9),
+        ("allocatedResources", 10),
+    ])
 }
 
 fn pod_status() -> Schema {
@@ -133,6 +156,24 @@ fn pod_status() -> Schema {
         ("resize", Schema::string()),
     ])
     .preserve_unknown()
+    .proto_fields([
+        ("phase", 1),
+        ("conditions", 2),
+        ("message", 3),
+        ("reason", 4),
+        ("hostIP", 5),
+        ("podIP", 6),
+        ("startTime", 7),
+        ("containerStatuses", 8),
+        ("qosClass", 9),
+        ("initContainerStatuses", 10),
+        ("nominatedNodeName", 11),
+        ("podIPs", 12),
+        ("ephemeralContainerStatuses", 13),
+        ("resize", 14),
+        ("hostIPs", 16),
+        ("observedGeneration", 17),
+    ])
     .describe("Most recently observed status of the pod.")
 }
 
@@ -140,6 +181,7 @@ fn pod_status() -> Schema {
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([("spec", pod_spec()), ("status", pod_status())])
+        .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
         .describe("Pod is a collection of containers that can run on a host.")
 }
 

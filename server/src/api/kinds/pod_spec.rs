@@ -7,7 +7,11 @@ use crate::api::schema::Schema;
 /// `resource.Quantity`: `500m`, `1Gi` or a bare number.
 #[must_use]
 pub fn quantity() -> Schema {
-    Schema::int_or_string()
+    // The format tells protobuf this is a Quantity message, not IntOrString.
+    Schema {
+        format: Some("quantity".into()),
+        ..Schema::int_or_string()
+    }
 }
 
 /// `map[ResourceName]Quantity` (requests, limits, capacity).
@@ -25,6 +29,13 @@ fn container_port() -> Schema {
         ("hostIP", Schema::string()),
     ])
     .required(["containerPort"])
+    .proto_fields([
+        ("name", 1),
+        ("hostPort", 2),
+        ("containerPort", 3),
+        ("protocol", 4),
+        ("hostIP", 5),
+    ])
 }
 
 fn env_var() -> Schema {
@@ -34,6 +45,8 @@ fn env_var() -> Schema {
         ("valueFrom", Schema::free_form_object()),
     ])
     .required(["name"])
+    // valueFrom (3, EnvVarSource) is free-form here: unnumbered.
+    .proto_fields([("name", 1), ("value", 2)])
 }
 
 fn volume_mount() -> Schema {
@@ -47,6 +60,15 @@ fn volume_mount() -> Schema {
         ("subPathExpr", Schema::string()),
     ])
     .required(["name", "mountPath"])
+    .proto_fields([
+        ("name", 1),
+        ("readOnly", 2),
+        ("mountPath", 3),
+        ("subPath", 4),
+        ("mountPropagation", 5),
+        ("subPathExpr", 6),
+        ("recursiveReadOnly", 7),
+    ])
 }
 
 fn resource_requirements() -> Schema {
@@ -57,11 +79,13 @@ fn resource_requirements() -> Schema {
             "claims",
             Schema::array(
                 Schema::object([("name", Schema::string()), ("request", Schema::string())])
-                    .required(["name"]),
+                    .required(["name"])
+                    .proto_fields([("name", 1), ("request", 2)]),
             )
             .map_list(["name"]),
         ),
     ])
+    .proto_fields([("limits", 1), ("requests", 2), ("claims", 3)])
 }
 
 /// `corev1.Container`; also the shape of init and ephemeral containers.
@@ -90,10 +114,13 @@ pub fn container() -> Schema {
         ("resources", resource_requirements()),
         (
             "resizePolicy",
-            Schema::array(Schema::object([
-                ("resourceName", Schema::string()),
-                ("restartPolicy", Schema::string()),
-            ]))
+            Schema::array(
+                Schema::object([
+                    ("resourceName", Schema::string()),
+                    ("restartPolicy", Schema::string()),
+                ])
+                .proto_fields([("resourceName", 1), ("restartPolicy", 2)]),
+            )
             .atomic_list(),
         ),
         ("restartPolicy", Schema::string()),
@@ -105,10 +132,10 @@ pub fn container() -> Schema {
         ),
         (
             "volumeDevices",
-            Schema::array(Schema::object([
-                ("name", Schema::string()),
-                ("devicePath", Schema::string()),
-            ]))
+            Schema::array(
+                Schema::object([("name", Schema::string()), ("devicePath", Schema::string())])
+                    .proto_fields([("name", 1), ("devicePath", 2)]),
+            )
             .map_list(["devicePath"])
             .merge_by("devicePath"),
         ),
@@ -128,6 +155,28 @@ pub fn container() -> Schema {
         ("tty", Schema::boolean()),
     ])
     .required(["name"])
+    // envFrom (19), probes (10, 11, 22), lifecycle (12) and securityContext
+    // (15) are messages this schema leaves free-form: unnumbered.
+    .proto_fields([
+        ("name", 1),
+        ("image", 2),
+        ("command", 3),
+        ("args", 4),
+        ("workingDir", 5),
+        ("ports", 6),
+        ("env", 7),
+        ("resources", 8),
+        ("volumeMounts", 9),
+        ("terminationMessagePath", 13),
+        ("imagePullPolicy", 14),
+        ("stdin", 16),
+        ("stdinOnce", 17),
+        ("tty", 18),
+        ("terminationMessagePolicy", 20),
+        ("volumeDevices", 21),
+        ("resizePolicy", 23),
+        ("restartPolicy", 24),
+    ])
 }
 
 fn volume() -> Schema {
@@ -164,10 +213,19 @@ pub fn toleration() -> Schema {
         ),
         ("tolerationSeconds", Schema::integer_i64()),
     ])
+    .proto_fields([
+        ("key", 1),
+        ("operator", 2),
+        ("value", 3),
+        ("effect", 4),
+        ("tolerationSeconds", 5),
+    ])
 }
 
 fn named_ref() -> Schema {
-    Schema::object([("name", Schema::string())]).atomic_map()
+    Schema::object([("name", Schema::string())])
+        .atomic_map()
+        .proto_fields([("name", 1)])
 }
 
 /// `corev1.PodSpec`. Fields not declared here are kept as sent.
@@ -242,7 +300,9 @@ pub fn pod_spec() -> Schema {
         (
             "readinessGates",
             Schema::array(
-                Schema::object([("conditionType", Schema::string())]).required(["conditionType"]),
+                Schema::object([("conditionType", Schema::string())])
+                    .required(["conditionType"])
+                    .proto_fields([("conditionType", 1)]),
             )
             .atomic_list(),
         ),
@@ -262,7 +322,9 @@ pub fn pod_spec() -> Schema {
         ("setHostnameAsFQDN", Schema::boolean()),
         (
             "os",
-            Schema::object([("name", Schema::string())]).required(["name"]),
+            Schema::object([("name", Schema::string())])
+                .required(["name"])
+                .proto_fields([("name", 1)]),
         ),
         ("hostUsers", Schema::boolean()),
         (
@@ -282,5 +344,44 @@ pub fn pod_spec() -> Schema {
     ])
     .required(["containers"])
     .preserve_unknown()
+    // Unnumbered: volumes (1) and ephemeralContainers (34), whose messages
+    // nest what the JSON inlines (VolumeSource, EphemeralContainerCommon),
+    // and the messages kept free-form here: securityContext (14), affinity
+    // (18), hostAliases (23), dnsConfig (26), topologySpreadConstraints (33)
+    // and resourceClaims (39).
+    .proto_fields([
+        ("containers", 2),
+        ("restartPolicy", 3),
+        ("terminationGracePeriodSeconds", 4),
+        ("activeDeadlineSeconds", 5),
+        ("dnsPolicy", 6),
+        ("nodeSelector", 7),
+        ("serviceAccountName", 8),
+        ("serviceAccount", 9),
+        ("nodeName", 10),
+        ("hostNetwork", 11),
+        ("hostPID", 12),
+        ("hostIPC", 13),
+        ("imagePullSecrets", 15),
+        ("hostname", 16),
+        ("subdomain", 17),
+        ("schedulerName", 19),
+        ("initContainers", 20),
+        ("automountServiceAccountToken", 21),
+        ("tolerations", 22),
+        ("priorityClassName", 24),
+        ("priority", 25),
+        ("shareProcessNamespace", 27),
+        ("readinessGates", 28),
+        ("runtimeClassName", 29),
+        ("enableServiceLinks", 30),
+        ("preemptionPolicy", 31),
+        ("overhead", 32),
+        ("setHostnameAsFQDN", 35),
+        ("os", 36),
+        ("hostUsers", 37),
+        ("schedulingGates", 38),
+        ("resources", 40),
+    ])
     .describe("Specification of the desired behavior of the pod.")
 }

@@ -206,6 +206,18 @@ fn int_or_string(bytes: &[u8], path: &str) -> Result<Value, ApiError> {
     })
 }
 
+/// Quantity {string=1}: its text.
+fn quantity(bytes: &[u8], path: &str) -> Result<Value, ApiError> {
+    let mut text = String::new();
+    let mut reader = Reader::new(bytes);
+    while let Some((number, f)) = reader.next_field()? {
+        if let (1, Field::Bytes(b)) = (number, f) {
+            text = utf8(b, path)?;
+        }
+    }
+    Ok(Value::String(text))
+}
+
 /// RawExtension / FieldsV1 {raw=1}: JSON text.
 fn raw_json(bytes: &[u8], path: &str) -> Result<Option<Value>, ApiError> {
     let mut raw: &[u8] = &[];
@@ -235,6 +247,12 @@ fn single(schema: &Schema, field: Field<'_>, path: &str) -> Result<Option<Value>
             return Err(mismatch());
         };
         return time(schema, b, path);
+    }
+    if schema.int_or_string && schema.format.as_deref() == Some("quantity") {
+        let Field::Bytes(b) = field else {
+            return Err(mismatch());
+        };
+        return quantity(b, path).map(Some);
     }
     if schema.int_or_string {
         let Field::Bytes(b) = field else {

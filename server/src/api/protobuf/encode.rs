@@ -54,6 +54,11 @@ pub fn message(
             ));
         };
         let Some(number) = field.proto else {
+            if free_form(field) && value.as_object().is_some_and(Map::is_empty) {
+                // An empty object kept free-form (a defaulted
+                // `securityContext: {}`) carries nothing but its presence.
+                continue;
+            }
             return Err(unencodable(
                 Path::Field(&path, key),
                 "the field has no number",
@@ -95,6 +100,26 @@ pub(super) fn repeated_or_single(
     single(schema, number, value, path, out)
 }
 
+/// `preserve_unknown_fields` without properties: free-form JSON.
+pub(super) fn free_form(schema: &Schema) -> bool {
+    schema.preserve_unknown_fields && schema.properties.is_empty()
+}
+
+/// A `resource.Quantity` (an int-or-string of format `quantity`), whose
+/// message is `{string=1}`: its canonical text.
+pub(super) fn quantity(schema: &Schema) -> bool {
+    schema.int_or_string && schema.format.as_deref() == Some("quantity")
+}
+
+/// The text of a quantity: a string as is, a JSON number as written.
+pub(super) fn quantity_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 /// `seconds` and `nanos` of an RFC 3339 timestamp.
 pub(super) fn timestamp(text: &str) -> Option<(i64, i64)> {
     let since = parse_rfc3339(text)?
@@ -124,6 +149,14 @@ pub(super) fn single(
             Ok(())
         });
     }
+    if quantity(schema) {
+        let text = quantity_text(value)
+            .ok_or_else(|| unencodable(path, "a quantity is a string or a number"))?;
+        return put_nested(out, number, |o| {
+            put_bytes(o, 1, text.as_bytes());
+            Ok(())
+        });
+    }
     if schema.int_or_string {
         // IntOrString {type=1 (0 int, 1 string), intVal=2, strVal=3}.
         return match value {
@@ -146,7 +179,7 @@ pub(super) fn single(
             _ => Err(unencodable(path, "neither an integer nor a string")),
         };
     }
-    if schema.preserve_unknown_fields && schema.properties.is_empty() {
+    if free_form(schema) {
         // RawExtension / FieldsV1: the JSON text in field 1.
         let json = serde_json::to_vec(value).expect("JSON values serialize");
         return put_nested(out, number, |o| {

@@ -14,7 +14,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Number, Value};
 
 use super::TYPE_META;
-use super::encode::{self, Path};
+// Free-form values (`encode::free_form`) are rare and small: they go
+// through a `Value` and `encode` itself.
+use super::encode::{self, Path, free_form};
 use super::wire::{FIXED64, close_nested, open_nested, put_bytes, put_int, put_tag};
 use crate::api::schema::{Schema, SchemaType};
 
@@ -50,13 +52,6 @@ pub fn stored_message(
 
 fn unplaced<E: de::Error>() -> E {
     E::custom("the protobuf transcoder cannot place this value")
-}
-
-/// `preserve_unknown_fields` without properties: free-form JSON, which
-/// `encode` writes as its JSON text. Such values are rare and small, so
-/// they go through a `Value` and `encode` itself.
-fn free_form(schema: &Schema) -> bool {
-    schema.preserve_unknown_fields && schema.properties.is_empty()
 }
 
 /// Which object a field list belongs to: what `decode_stored` changes is at
@@ -128,8 +123,11 @@ fn same_name(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.as_bytes().first() == b.as_bytes().first() && a == b
 }
 
-/// Accepts only `null`.
-struct NullOnly;
+/// Accepts only `null` or, when `empty_object` (an unnumbered free-form
+/// field, as `encode::message` skips it), `{}`.
+struct NullOnly {
+    empty_object: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for NullOnly {
     type Value = ();
@@ -139,7 +137,7 @@ impl<'de> DeserializeSeed<'de> for NullOnly {
     }
 }
 
-impl Visitor<'_> for NullOnly {
+impl<'de> Visitor<'de> for NullOnly {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,6 +146,13 @@ impl Visitor<'_> for NullOnly {
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.empty_object && map.next_key::<IgnoredAny>()?.is_none() {
+            return Ok(());
+        }
+        Err(unplaced())
     }
 }
 
@@ -184,7 +189,9 @@ impl<'de> Visitor<'de> for Object<'_, '_> {
                     revision_written = true;
                     put_revision(schema, place, out)?;
                 }
-                Key::Undeclared => map.next_value_seed(NullOnly)?,
+                Key::Undeclared => map.next_value_seed(NullOnly {
+                    empty_object: false,
+                })?,
                 Key::Property(i, is_metadata) => {
                     if i < 128 {
                         if seen & (1 << i) != 0 {
@@ -194,7 +201,9 @@ impl<'de> Visitor<'de> for Object<'_, '_> {
                     }
                     let field = &schema.properties[i].1;
                     let Some(number) = field.proto else {
-                        map.next_value_seed(NullOnly)?;
+                        map.next_value_seed(NullOnly {
+                            empty_object: free_form(field),
+                        })?;
                         continue;
                     };
                     let revision = match place {
@@ -256,6 +265,12 @@ impl Slot<'_, '_> {
             close_nested(out, at);
             return Ok(());
         }
+        if encode::quantity(schema) {
+            let at = open_nested(out, number);
+            put_bytes(out, 1, s.as_bytes());
+            close_nested(out, at);
+            return Ok(());
+        }
         if schema.int_or_string {
             let at = open_nested(out, number);
             put_int(out, 1, 1);
@@ -283,6 +298,12 @@ impl Slot<'_, '_> {
         } = self;
         if schema.time_precision.is_some() {
             return Err(unplaced());
+        }
+        if encode::quantity(schema) {
+            let at = open_nested(out, number);
+            put_bytes(out, 1, n.to_string().as_bytes());
+            close_nested(out, at);
+            return Ok(());
         }
         if schema.int_or_string {
             let i = n

@@ -406,3 +406,20 @@ fn escapes_free_form_fields_and_edge_numbers_come_out_alike() {
         assert_eq!(transcoded(&schema, &kv), expected, "{obj}");
     }
 }
+
+#[test]
+fn pods_with_empty_free_form_objects_and_quantities_transcode() {
+    let schema = crate::api::kinds::pod::schema();
+    let pod = br#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","resourceVersion":"1"},
+        "spec":{"securityContext":{},"containers":[{"name":"c","resources":{"limits":{"cpu":2,"memory":"1Gi"}}}]},
+        "status":{"phase":"Pending"}}"#;
+    let stored = kv(pod, 7);
+    let fast = transcoded(&schema, &stored).expect("transcodable");
+    assert_eq!(Some(fast), value_path(&schema, &stored));
+    // A free-form value with content is given up, as the value path fails.
+    let probed =
+        br#"{"metadata":{"name":"p"},"spec":{"securityContext":{"runAsUser":1},"containers":[]}}"#;
+    let refused = kv(probed, 8);
+    assert_eq!(transcoded(&schema, &refused), None);
+    assert_eq!(value_path(&schema, &refused), None);
+}
