@@ -131,6 +131,152 @@ pub struct ConfigMapList {
     pub items: Vec<ConfigMap>,
 }
 
+/// `resource.Quantity`.
+#[derive(Clone, PartialEq, Message)]
+pub struct Quantity {
+    #[prost(string, optional, tag = "1")]
+    pub string: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ContainerPort {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(int32, optional, tag = "3")]
+    pub container_port: Option<i32>,
+    #[prost(string, optional, tag = "4")]
+    pub protocol: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct EnvVar {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub value: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ResourceRequirements {
+    #[prost(map = "string, message", tag = "1")]
+    pub limits: HashMap<String, Quantity>,
+    #[prost(map = "string, message", tag = "2")]
+    pub requests: HashMap<String, Quantity>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Container {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub image: Option<String>,
+    #[prost(string, repeated, tag = "3")]
+    pub command: Vec<String>,
+    #[prost(message, repeated, tag = "6")]
+    pub ports: Vec<ContainerPort>,
+    #[prost(message, repeated, tag = "7")]
+    pub env: Vec<EnvVar>,
+    #[prost(message, optional, tag = "8")]
+    pub resources: Option<ResourceRequirements>,
+    #[prost(string, optional, tag = "14")]
+    pub image_pull_policy: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Toleration {
+    #[prost(string, optional, tag = "1")]
+    pub key: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub operator: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub effect: Option<String>,
+    #[prost(int64, optional, tag = "5")]
+    pub toleration_seconds: Option<i64>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct PodSpec {
+    #[prost(message, repeated, tag = "2")]
+    pub containers: Vec<Container>,
+    #[prost(string, optional, tag = "3")]
+    pub restart_policy: Option<String>,
+    #[prost(int64, optional, tag = "4")]
+    pub termination_grace_period_seconds: Option<i64>,
+    #[prost(string, optional, tag = "6")]
+    pub dns_policy: Option<String>,
+    #[prost(map = "string, string", tag = "7")]
+    pub node_selector: HashMap<String, String>,
+    #[prost(string, optional, tag = "10")]
+    pub node_name: Option<String>,
+    #[prost(string, optional, tag = "19")]
+    pub scheduler_name: Option<String>,
+    #[prost(message, repeated, tag = "22")]
+    pub tolerations: Vec<Toleration>,
+    #[prost(int32, optional, tag = "25")]
+    pub priority: Option<i32>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct PodCondition {
+    #[prost(string, optional, tag = "1")]
+    pub r#type: Option<String>,
+    #[prost(string, optional, tag = "2")]
+    pub status: Option<String>,
+    #[prost(message, optional, tag = "4")]
+    pub last_transition_time: Option<Time>,
+    #[prost(string, optional, tag = "5")]
+    pub reason: Option<String>,
+}
+
+/// `PodIP` and `HostIP`.
+#[derive(Clone, PartialEq, Message)]
+pub struct PodIp {
+    #[prost(string, optional, tag = "1")]
+    pub ip: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct ContainerStatus {
+    #[prost(string, optional, tag = "1")]
+    pub name: Option<String>,
+    #[prost(bool, optional, tag = "4")]
+    pub ready: Option<bool>,
+    #[prost(int32, optional, tag = "5")]
+    pub restart_count: Option<i32>,
+    #[prost(string, optional, tag = "6")]
+    pub image: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct PodStatus {
+    #[prost(string, optional, tag = "1")]
+    pub phase: Option<String>,
+    #[prost(message, repeated, tag = "2")]
+    pub conditions: Vec<PodCondition>,
+    #[prost(string, optional, tag = "5")]
+    pub host_ip: Option<String>,
+    #[prost(string, optional, tag = "6")]
+    pub pod_ip: Option<String>,
+    #[prost(message, optional, tag = "7")]
+    pub start_time: Option<Time>,
+    #[prost(message, repeated, tag = "8")]
+    pub container_statuses: Vec<ContainerStatus>,
+    #[prost(string, optional, tag = "9")]
+    pub qos_class: Option<String>,
+    #[prost(message, repeated, tag = "12")]
+    pub pod_ips: Vec<PodIp>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct Pod {
+    #[prost(message, optional, tag = "1")]
+    pub metadata: Option<ObjectMeta>,
+    #[prost(message, optional, tag = "2")]
+    pub spec: Option<PodSpec>,
+    #[prost(message, optional, tag = "3")]
+    pub status: Option<PodStatus>,
+}
+
 #[derive(Clone, PartialEq, Message)]
 pub struct Secret {
     #[prost(message, optional, tag = "1")]

@@ -4,7 +4,7 @@
 //! the server's codec, and compared field for field with the JSON view.
 
 use cairn_tests::k8s_proto::{
-    self, ConfigMap, ConfigMapList, DeleteOptions, Event, EventV1, Namespace, ObjectMeta,
+    self, ConfigMap, ConfigMapList, DeleteOptions, Event, EventV1, Namespace, ObjectMeta, Pod,
     Preconditions, Secret, Status,
 };
 use cairn_tests::{Server, event, kubectl, kubectl_present};
@@ -466,21 +466,16 @@ fn protobuf_responses_bodies_watch_errors_and_fallbacks() {
     );
     assert_eq!(r.header("content-type"), Some("application/json"));
 
-    // Pods are not numbered here: fall back to JSON, else 406; bodies 415.
-    let r = get_pb(
-        &s,
-        "/api/v1/namespaces/w/pods",
-        "application/vnd.kubernetes.protobuf, application/json",
-    );
-    assert_eq!(r.header("content-type"), Some("application/json"));
-    assert_eq!(r.json()["kind"], "PodList");
-    let r = get_pb(&s, "/api/v1/namespaces/w/pods", PB);
-    assert_eq!(r.status, 406);
+    // CustomResourceDefinitions are not numbered: bodies are refused (415).
     let r = s.request(
         "POST",
-        "/api/v1/namespaces/w/pods",
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
         &[("Content-Type", PB), ("Accept", "application/json")],
-        Some(&k8s_proto::wrap("v1", "Pod", &ObjectMeta::default())),
+        Some(&k8s_proto::wrap(
+            "apiextensions.k8s.io/v1",
+            "CustomResourceDefinition",
+            &ObjectMeta::default(),
+        )),
     );
     assert_eq!(r.status, 415);
 }
@@ -529,4 +524,173 @@ fn event_times_travel_as_time_and_micro_time() {
     assert_eq!(v1.note.as_deref(), Some("Started happened"));
     assert_eq!(v1.deprecated_count, Some(1));
     assert_eq!(v1.event_time.expect("eventTime").nanos, Some(123_456_000));
+}
+
+/// A pod's protobuf form equals its JSON form field for field, as far as
+/// the schema numbers it; a pod that sets a free-form field falls back.
+#[test]
+fn pods_travel_as_protobuf_as_far_as_modelled() {
+    let s = Server::start(&["--api-domain", "k8s.io"]);
+    assert_eq!(
+        s.post("/api/v1/namespaces", &json!({"metadata": {"name": "p"}}))
+            .status,
+        201
+    );
+    let pod = json!({"metadata": {"name": "web", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "nginx:1.27", "command": ["nginx"],
+                 "ports": [{"name": "http", "containerPort": 80}],
+                 "env": [{"name": "MODE", "value": "fast"}],
+                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": 1}}}],
+                 "nodeSelector": {"disktype": "ssd"}, "nodeName": "n1", "priority": 10,
+                 "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}]}});
+    assert_eq!(s.post("/api/v1/namespaces/p/pods", &pod).status, 201);
+    let status = json!({"status": {"phase": "Running", "hostIP": "10.0.0.5", "podIP": "10.244.1.7",
+        "podIPs": [{"ip": "10.244.1.7"}], "startTime": "2024-05-01T09:59:58Z",
+        "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2024-05-01T10:00:00Z", "reason": "Up"}],
+        "containerStatuses": [{"name": "web", "ready": true, "restartCount": 2, "image": "nginx:1.27"}]}});
+    let r = s.request(
+        "PATCH",
+        "/api/v1/namespaces/p/pods/web/status",
+        &[("Content-Type", "application/merge-patch+json")],
+        Some(status.to_string().as_bytes()),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    let json_view = s.get("/api/v1/namespaces/p/pods/web").json();
+    let r = get_pb(&s, "/api/v1/namespaces/p/pods/web", PB);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some(PB));
+    let (api_version, kind, raw) = k8s_proto::unwrap(&r.body);
+    assert_eq!((api_version.as_str(), kind.as_str()), ("v1", "Pod"));
+    let pb = Pod::decode(raw.as_slice()).expect("a Pod message");
+    assert_meta(pb.metadata.as_ref().expect("metadata"), &json_view);
+    let spec = pb.spec.expect("spec");
+    let js = &json_view["spec"];
+    assert_eq!(spec.restart_policy.as_deref(), js["restartPolicy"].as_str());
+    assert_eq!(spec.dns_policy.as_deref(), js["dnsPolicy"].as_str());
+    assert_eq!(spec.scheduler_name.as_deref(), js["schedulerName"].as_str());
+    assert_eq!(
+        spec.termination_grace_period_seconds,
+        js["terminationGracePeriodSeconds"].as_i64()
+    );
+    assert_eq!(spec.node_name.as_deref(), Some("n1"));
+    assert_eq!(spec.priority, Some(10));
+    assert_eq!(
+        spec.node_selector.get("disktype").map(String::as_str),
+        Some("ssd")
+    );
+    let t = &spec.tolerations[0];
+    assert_eq!(
+        (
+            t.key.as_deref(),
+            t.operator.as_deref(),
+            t.effect.as_deref(),
+            t.toleration_seconds
+        ),
+        (Some("k"), Some("Exists"), Some("NoExecute"), Some(30))
+    );
+    let c = &spec.containers[0];
+    let jc = &js["containers"][0];
+    assert_eq!(c.name.as_deref(), Some("web"));
+    assert_eq!(c.image.as_deref(), Some("nginx:1.27"));
+    assert_eq!(c.command, ["nginx"]);
+    assert_eq!(
+        c.image_pull_policy.as_deref(),
+        jc["imagePullPolicy"].as_str()
+    );
+    assert_eq!(c.ports[0].name.as_deref(), Some("http"));
+    assert_eq!(c.ports[0].container_port, Some(80));
+    assert_eq!(
+        c.ports[0].protocol.as_deref(),
+        jc["ports"][0]["protocol"].as_str()
+    );
+    assert_eq!(
+        (c.env[0].name.as_deref(), c.env[0].value.as_deref()),
+        (Some("MODE"), Some("fast"))
+    );
+    let res = c.resources.as_ref().expect("resources");
+    let quantity = |m: &std::collections::HashMap<String, k8s_proto::Quantity>, k: &str| {
+        m.get(k).and_then(|q| q.string.clone())
+    };
+    assert_eq!(quantity(&res.requests, "cpu").as_deref(), Some("100m"));
+    assert_eq!(quantity(&res.requests, "memory").as_deref(), Some("64Mi"));
+    assert_eq!(quantity(&res.limits, "cpu").as_deref(), Some("1"));
+    let st = pb.status.expect("status");
+    let jst = &json_view["status"];
+    assert_eq!(st.phase.as_deref(), Some("Running"));
+    assert_eq!(st.host_ip.as_deref(), Some("10.0.0.5"));
+    assert_eq!(st.pod_ip.as_deref(), Some("10.244.1.7"));
+    assert_eq!(st.pod_ips[0].ip.as_deref(), Some("10.244.1.7"));
+    assert_eq!(st.qos_class.as_deref(), jst["qosClass"].as_str());
+    assert_eq!(
+        st.start_time.and_then(|t| t.seconds),
+        Some(seconds("2024-05-01T09:59:58Z"))
+    );
+    let cond = &st.conditions[0];
+    assert_eq!(
+        (
+            cond.r#type.as_deref(),
+            cond.status.as_deref(),
+            cond.reason.as_deref()
+        ),
+        (Some("Ready"), Some("True"), Some("Up"))
+    );
+    assert_eq!(
+        cond.last_transition_time.as_ref().and_then(|t| t.seconds),
+        Some(seconds("2024-05-01T10:00:00Z"))
+    );
+    let cs = &st.container_statuses[0];
+    assert_eq!(
+        (
+            cs.name.as_deref(),
+            cs.ready,
+            cs.restart_count,
+            cs.image.as_deref()
+        ),
+        (Some("web"), Some(true), Some(2), Some("nginx:1.27"))
+    );
+
+    // A protobuf body creates a pod, read back as JSON.
+    let mut sent = Pod::decode(raw.as_slice()).expect("a Pod message");
+    let meta = sent.metadata.as_mut().expect("metadata");
+    *meta = ObjectMeta {
+        name: Some("web2".into()),
+        ..ObjectMeta::default()
+    };
+    sent.status = None;
+    let r = send_pb(
+        &s,
+        "POST",
+        "/api/v1/namespaces/p/pods",
+        &k8s_proto::wrap("v1", "Pod", &sent),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let created = s.get("/api/v1/namespaces/p/pods/web2").json();
+    let c = &created["spec"]["containers"][0];
+    assert_eq!(c["resources"]["requests"]["cpu"], "100m");
+    assert_eq!(c["ports"][0]["containerPort"], 80);
+    assert_eq!(c["env"][0], json!({"name": "MODE", "value": "fast"}));
+    assert_eq!(created["spec"]["tolerations"][0]["tolerationSeconds"], 30);
+
+    // A probe is kept free-form: that pod (and a list holding it) falls back
+    // to JSON when acceptable, else 406.
+    let mut probed = pod.clone();
+    probed["metadata"]["name"] = json!("probed");
+    probed["spec"]["containers"][0]["readinessProbe"] =
+        json!({"httpGet": {"path": "/", "port": 80}});
+    assert_eq!(s.post("/api/v1/namespaces/p/pods", &probed).status, 201);
+    let both = "application/vnd.kubernetes.protobuf, application/json";
+    for path in [
+        "/api/v1/namespaces/p/pods/probed",
+        "/api/v1/namespaces/p/pods",
+    ] {
+        let r = get_pb(&s, path, both);
+        assert_eq!(r.header("content-type"), Some("application/json"), "{path}");
+        assert_eq!(get_pb(&s, path, PB).status, 406, "{path}");
+    }
+    let r = get_pb(&s, "/api/v1/namespaces/p/pods/probed", both);
+    assert_eq!(
+        r.json()["spec"]["containers"][0]["readinessProbe"]["httpGet"]["port"],
+        80
+    );
 }
