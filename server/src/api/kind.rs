@@ -150,6 +150,18 @@ impl Column {
         }
     }
 
+    /// The `Name` column every printer starts with.
+    #[must_use]
+    pub fn name() -> Column {
+        Column::new(
+            "Name",
+            "string",
+            0,
+            ".metadata.name",
+            "Name must be unique within a namespace.",
+        )
+    }
+
     /// The `Age` column built-in printers show: time since creation.
     #[must_use]
     pub fn age() -> Column {
@@ -184,13 +196,7 @@ impl Column {
     #[must_use]
     pub fn defaults() -> Vec<Column> {
         vec![
-            Column::new(
-                "Name",
-                "string",
-                0,
-                ".metadata.name",
-                "Name must be unique within a namespace.",
-            ),
+            Column::name(),
             Column::new(
                 "Created At",
                 "date",

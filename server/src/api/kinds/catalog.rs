@@ -41,13 +41,7 @@ fn with_status() -> Subresources {
 
 fn binding_columns() -> Vec<Column> {
     vec![
-        Column::new(
-            "Name",
-            "string",
-            0,
-            ".metadata.name",
-            "Name must be unique within a namespace.",
-        ),
+        Column::name(),
         Column::computed(
             "Role",
             "string",

@@ -33,13 +33,7 @@ pub fn service_account_secrets(obj: &Value) -> Value {
 }
 
 fn name() -> Column {
-    Column::new(
-        "Name",
-        "string",
-        0,
-        ".metadata.name",
-        "Name must be unique within a namespace.",
-    )
+    Column::name()
 }
 
 #[must_use]

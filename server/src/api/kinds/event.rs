@@ -21,34 +21,11 @@ pub const FIELD_SELECTORS: &[&str] = &[
     "metadata.name",
 ];
 
-/// `corev1.ObjectReference`.
-fn object_reference() -> Schema {
-    Schema::object([
-        ("kind", Schema::string()),
-        ("namespace", Schema::string()),
-        ("name", Schema::string()),
-        ("uid", Schema::string()),
-        ("apiVersion", Schema::string()),
-        ("resourceVersion", Schema::string()),
-        ("fieldPath", Schema::string()),
-    ])
-    .atomic_map()
-    .proto_fields([
-        ("kind", 1),
-        ("namespace", 2),
-        ("name", 3),
-        ("uid", 4),
-        ("apiVersion", 5),
-        ("resourceVersion", 6),
-        ("fieldPath", 7),
-    ])
-}
-
 /// The schema of a core/v1 Event.
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([
-        ("involvedObject", object_reference().describe("The object that this event is about.")),
+        ("involvedObject", Schema::object_reference().describe("The object that this event is about.")),
         ("reason", Schema::string().describe("Short, machine understandable reason for the transition into the object's current status.")),
         ("message", Schema::string().describe("A human-readable description of the status of this operation.")),
         ("source", Schema::object([("component", Schema::string()), ("host", Schema::string())]).proto_fields([("component", 1), ("host", 2)]).describe("The component reporting this event.")),
@@ -64,7 +41,7 @@ pub fn schema() -> Schema {
                 .describe("Data about the Event series this event represents, or nil if it's a singleton Event."),
         ),
         ("action", Schema::string().describe("What action was taken/failed regarding to the regarding object.")),
-        ("related", object_reference().describe("Optional secondary object for more complex actions.")),
+        ("related", Schema::object_reference().describe("Optional secondary object for more complex actions.")),
         ("reportingComponent", Schema::string().describe("Name of the controller that emitted this Event.")),
         ("reportingInstance", Schema::string().describe("ID of the controller instance.")),
     ])

@@ -187,13 +187,10 @@ pub fn columns() -> Vec<Column> {
             count,
             "The number of times this event has occurred.",
         ),
-        Column::new(
-            "Name",
-            "string",
-            1,
-            ".metadata.name",
-            "Name must be unique within a namespace.",
-        ),
+        Column {
+            priority: 1,
+            ..Column::name()
+        },
     ]
 }
 

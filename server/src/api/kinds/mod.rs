@@ -77,13 +77,7 @@ pub fn builtin(config: &Config) -> Registry {
             ..Subresources::default()
         },
         columns: vec![
-            Column::new(
-                "Name",
-                "string",
-                0,
-                ".metadata.name",
-                "Name must be unique within a namespace.",
-            ),
+            Column::name(),
             Column::new(
                 "Status",
                 "string",

@@ -171,13 +171,7 @@ pub fn schema() -> Schema {
 #[must_use]
 pub fn columns() -> Vec<Column> {
     vec![
-        Column::new(
-            "Name",
-            "string",
-            0,
-            ".metadata.name",
-            "Name must be unique within a namespace.",
-        ),
+        Column::name(),
         Column::computed(
             "Status",
             "string",

@@ -3,36 +3,13 @@
 
 use crate::api::schema::Schema;
 
-/// `corev1.ObjectReference`, as `secrets` entries use it.
-fn object_reference() -> Schema {
-    Schema::object([
-        ("kind", Schema::string()),
-        ("namespace", Schema::string()),
-        ("name", Schema::string()),
-        ("uid", Schema::string()),
-        ("apiVersion", Schema::string()),
-        ("resourceVersion", Schema::string()),
-        ("fieldPath", Schema::string()),
-    ])
-    .atomic_map()
-    .proto_fields([
-        ("kind", 1),
-        ("namespace", 2),
-        ("name", 3),
-        ("uid", 4),
-        ("apiVersion", 5),
-        ("resourceVersion", 6),
-        ("fieldPath", 7),
-    ])
-}
-
 /// The schema of a core/v1 ServiceAccount.
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([
         (
             "secrets",
-            Schema::array(object_reference())
+            Schema::array(Schema::object_reference())
                 .map_list(["name"])
                 .merge_by("name")
                 .describe(

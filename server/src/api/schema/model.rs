@@ -300,6 +300,31 @@ impl Schema {
         }
     }
 
+    /// core/v1 `ObjectReference` (Event's involvedObject, a ServiceAccount's
+    /// secrets), with its protobuf field numbers.
+    #[must_use]
+    pub fn object_reference() -> Schema {
+        Schema::object([
+            ("kind", Schema::string()),
+            ("namespace", Schema::string()),
+            ("name", Schema::string()),
+            ("uid", Schema::string()),
+            ("apiVersion", Schema::string()),
+            ("resourceVersion", Schema::string()),
+            ("fieldPath", Schema::string()),
+        ])
+        .atomic_map()
+        .proto_fields([
+            ("kind", 1),
+            ("namespace", 2),
+            ("name", 3),
+            ("uid", 4),
+            ("apiVersion", 5),
+            ("resourceVersion", 6),
+            ("fieldPath", 7),
+        ])
+    }
+
     /// `metav1.Condition`-shaped status conditions (type, status, time,
     /// reason, message).
     #[must_use]
