@@ -66,3 +66,30 @@ pub fn kubectl_present() -> bool {
     }
     present
 }
+
+/// Runs one script of `tests/python` against a server started with `args`.
+pub fn run_python_script(script: &str, args: &[&str]) {
+    let Some(py) = python() else {
+        eprintln!(
+            "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
+        );
+        return;
+    };
+    let s = Server::start(args);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("python")
+        .join(script);
+    let out = Command::new(py)
+        .arg(script)
+        .arg(s.url())
+        .output()
+        .expect("run python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "python client checks failed:\n{stdout}\n{}\nserver log:\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        s.log_text()
+    );
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}

@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use client::{Response, WatchStream};
-pub use clients::{kubectl, kubectl_present, python};
+pub use clients::{kubectl, kubectl_present, python, run_python_script};
 use serde_json::Value;
 
 /// The server binary under test.

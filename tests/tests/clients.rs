@@ -2,37 +2,9 @@
 //! client and kubectl. Each is skipped, with a message, when not installed
 //! (the README's test command installs the Python client into `.venv`).
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use cairn_tests::{Server, kubectl, kubectl_present, python};
-
-/// Runs one script of `tests/python` against a server started with `args`.
-fn run_python_script(script: &str, args: &[&str]) {
-    let Some(py) = python() else {
-        eprintln!(
-            "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
-        );
-        return;
-    };
-    let s = Server::start(args);
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("python")
-        .join(script);
-    let out = Command::new(py)
-        .arg(script)
-        .arg(s.url())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "python client checks failed:\n{stdout}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        s.log_text()
-    );
-    assert!(stdout.contains("all checks passed"), "{stdout}");
-}
+use cairn_tests::{Server, kubectl, kubectl_present, run_python_script};
 
 #[test]
 fn python_kubernetes_client_core_v1() {

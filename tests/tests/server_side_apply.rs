@@ -3,10 +3,7 @@
 //! sharing and dropped fields, for built-in kinds and custom resources; and
 //! the same through kubectl and the Python client.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use cairn_tests::{Server, kubectl, kubectl_present, python, wait_until};
+use cairn_tests::{Server, kubectl, kubectl_present, run_python_script, wait_until};
 use serde_json::{Value, json};
 
 const CMS: &str = "/api/v1/namespaces/default/configmaps";
@@ -734,25 +731,5 @@ fn kubectl_server_side_apply_and_patch() {
 
 #[test]
 fn python_client_patches_record_managed_fields() {
-    let Some(py) = python() else {
-        eprintln!("SKIPPED: the Python `kubernetes` client is not installed");
-        return;
-    };
-    let s = server();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("python")
-        .join("managed_fields.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(s.url())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "python checks failed:\n{stdout}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        s.log_text()
-    );
-    assert!(stdout.contains("all checks passed"), "{stdout}");
+    run_python_script("managed_fields.py", &["--api-domain", "k8s.io"]);
 }

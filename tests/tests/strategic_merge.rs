@@ -3,10 +3,7 @@
 //! nothing, custom resources answer 415; then kubectl's and the Python
 //! client's patch calls.
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use cairn_tests::{Server, kubectl, kubectl_present, python, wait_until};
+use cairn_tests::{Server, kubectl, kubectl_present, run_python_script, wait_until};
 use serde_json::{Value, json};
 
 const SMP: &str = "application/strategic-merge-patch+json";
@@ -364,22 +361,5 @@ fn kubectl_patch_types() {
 
 #[test]
 fn python_client_patch_calls() {
-    let Some(py) = python() else {
-        eprintln!("SKIPPED: the Python `kubernetes` client is not installed");
-        return;
-    };
-    let s = server();
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/strategic_patch.py");
-    let out = Command::new(py)
-        .arg(script)
-        .arg(s.url())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("all checks passed"),
-        "python client checks failed:\n{stdout}\n{}\nserver log:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        s.log_text()
-    );
+    run_python_script("strategic_patch.py", &["--api-domain", "k8s.io"]);
 }
