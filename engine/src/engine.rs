@@ -324,6 +324,12 @@ impl Engine {
             .map(|r| Revision(r.rev))
     }
 
+    /// Unmaps the segment pages readers faulted in now (the housekeeper also
+    /// does so every `release_mapped_every`); see that option.
+    pub fn release_mapped_pages(&self) {
+        housekeeping::release_mapped_pages(self.shared());
+    }
+
     /// Counters describing the store.
     #[must_use]
     pub fn stats(&self) -> Stats {

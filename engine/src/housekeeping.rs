@@ -1,5 +1,7 @@
 //! Background file work kept off the commit path: writing the sidecar of a
-//! segment the writer just sealed, and deleting segments compaction retired.
+//! segment the writer just sealed, deleting segments compaction retired, and
+//! unmapping the segment pages readers faulted in, every
+//! `release_mapped_every`.
 //!
 //! A retired segment is deleted only once nothing maps it any more (a value
 //! handed out earlier keeps its mapping alive), and then shrunk a step at a
@@ -13,7 +15,7 @@ use std::fs::OpenOptions;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
@@ -83,7 +85,15 @@ pub(crate) fn run(shared: &Arc<Shared>) {
         shared.options.retire_pause,
     );
     let mut waiting: Vec<(Vec<PathBuf>, Weak<()>)> = Vec::new();
+    let release_every = shared.options.release_mapped_every;
+    let mut next_release = release_every.map(|every| Instant::now() + every);
     loop {
+        if let (Some(at), Some(every)) = (next_release, release_every)
+            && Instant::now() >= at
+        {
+            release_mapped_pages(shared);
+            next_release = Some(Instant::now() + every);
+        }
         let job = {
             let mut q = shared.housekeeping.queue.lock();
             loop {
@@ -93,14 +103,15 @@ pub(crate) fn run(shared: &Arc<Shared>) {
                 if shared.housekeeping.stop.load(Ordering::Acquire) {
                     break None;
                 }
-                if !waiting.is_empty() {
-                    shared
-                        .housekeeping
-                        .ready
-                        .wait_for(&mut q, Duration::from_millis(10));
-                    break q.pop_front();
+                let retry =
+                    (!waiting.is_empty()).then(|| Instant::now() + Duration::from_millis(10));
+                match retry.into_iter().chain(next_release).min() {
+                    Some(until) => {
+                        shared.housekeeping.ready.wait_until(&mut q, until);
+                        break q.pop_front();
+                    }
+                    None => shared.housekeeping.ready.wait(&mut q),
                 }
-                shared.housekeeping.ready.wait(&mut q);
             }
         };
         match job {
@@ -129,5 +140,15 @@ pub(crate) fn run(shared: &Arc<Shared>) {
             files.iter().for_each(|f| delete_gradually(f, step, pause));
             false
         });
+    }
+}
+
+/// Unmaps every segment's faulted-in pages (see [`Segment::release_pages`]).
+pub(crate) fn release_mapped_pages(shared: &Shared) {
+    let segments: Vec<Arc<Segment>> = shared.segments.read().values().cloned().collect();
+    for seg in segments {
+        if let Err(e) = seg.release_pages() {
+            tracing::warn!(segment = %seg.path.display(), error = %e, "could not unmap segment pages");
+        }
     }
 }

@@ -44,6 +44,12 @@ pub struct Options {
     /// Space reclaim reads old segments at most this fast, so it leaves CPU
     /// and disk to committers (0 = unlimited).
     pub reclaim_scan_bytes_per_sec: u64,
+    /// How often the housekeeper unmaps the segment pages readers faulted in
+    /// (`None`: never). Mapped pages count as the process's resident memory
+    /// although the kernel's page cache holds them anyway; unmapping them
+    /// keeps RSS to the engine's own memory, and a later read costs a minor
+    /// fault, not a disk read.
+    pub release_mapped_every: Option<Duration>,
 }
 
 impl Default for Options {
@@ -61,6 +67,7 @@ impl Default for Options {
             retire_step_bytes: 4 << 20,
             retire_pause: Duration::from_millis(2),
             reclaim_scan_bytes_per_sec: 512 << 20,
+            release_mapped_every: Some(Duration::from_secs(1)),
         }
     }
 }

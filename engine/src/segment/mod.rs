@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use bytes::Bytes;
-use memmap2::{Mmap, MmapOptions};
+use memmap2::{Mmap, MmapOptions, UncheckedAdvice};
 
 use crate::codec::{OP_HEADER_LEN, OpHeader, OpKind};
 use crate::error::{Error, Result};
@@ -39,9 +39,13 @@ struct MapOwner {
     _alive: Arc<()>,
 }
 
-impl AsRef<[u8]> for MapOwner {
+/// The mapping as `Bytes` hand it out: shared with the segment, which keeps
+/// a handle to give the mapped pages back (see [`Segment::release_pages`]).
+struct SharedMap(Arc<MapOwner>);
+
+impl AsRef<[u8]> for SharedMap {
     fn as_ref(&self) -> &[u8] {
-        &self.mmap
+        &self.0.mmap
     }
 }
 
@@ -51,6 +55,7 @@ pub(crate) struct Segment {
     pub id: u32,
     pub path: PathBuf,
     map: Bytes,
+    owner: Arc<MapOwner>,
     /// Upgradable while anything (this segment or a value handed out) still
     /// holds the mapping.
     pub mapped: Weak<()>,
@@ -88,13 +93,15 @@ impl Segment {
             .map_err(|e| Error::io("mmap", &path, e))?;
         let alive = Arc::new(());
         let mapped = Arc::downgrade(&alive);
+        let owner = Arc::new(MapOwner {
+            mmap,
+            _alive: alive,
+        });
         Ok(Segment {
             id,
             path,
-            map: Bytes::from_owner(MapOwner {
-                mmap,
-                _alive: alive,
-            }),
+            map: Bytes::from_owner(SharedMap(Arc::clone(&owner))),
+            owner,
             mapped,
             committed: AtomicU64::new(committed),
             ops: AtomicU64::new(0),
@@ -120,6 +127,18 @@ impl Segment {
             .unwrap_or(usize::MAX)
             .min(self.map.len());
         &self.map[..n]
+    }
+
+    /// Unmaps the pages readers faulted in, so they stop counting towards the
+    /// process's resident memory; they stay in the kernel's page cache, and
+    /// the next read maps them again (a minor fault, no disk read).
+    pub(crate) fn release_pages(&self) -> Result<()> {
+        // SAFETY: the mapping is a shared, read-only mapping of a file whose
+        // bytes below `committed` never change, so MADV_DONTNEED only drops
+        // page-table entries: every later read sees the same bytes again,
+        // including through slices handed out before the call.
+        unsafe { self.owner.mmap.unchecked_advise(UncheckedAdvice::DontNeed) }
+            .map_err(|e| Error::io("madvise", &self.path, e))
     }
 
     /// Records a committed record's revision in the segment's bookkeeping.
