@@ -43,6 +43,24 @@ pub fn is_terminating(obj: &Value) -> bool {
         .is_some_and(|t| !t.is_null())
 }
 
+/// Whether a stored object carries `metadata.deletionTimestamp`, read
+/// without building a `Value`: every namespaced create asks it of its
+/// namespace, and parsing the whole namespace cost more than the check.
+pub fn stored_is_terminating(stored: &[u8]) -> Result<bool, serde_json::Error> {
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        #[serde(default)]
+        metadata: Meta,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct Meta {
+        #[serde(default, rename = "deletionTimestamp")]
+        deletion_timestamp: Option<serde::de::IgnoredAny>,
+    }
+    let stored: Stored = serde_json::from_slice(stored)?;
+    Ok(stored.metadata.deletion_timestamp.is_some())
+}
+
 /// `metadata.uid`, empty when missing.
 #[must_use]
 pub fn uid(obj: &Value) -> &str {
@@ -121,4 +139,21 @@ pub fn strings_at(obj: &Value, pointer: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_termination_reads_only_the_deletion_timestamp() {
+        let live = br#"{"kind":"Namespace","metadata":{"name":"a","labels":{"x":"y"}},"status":{"phase":"Active"}}"#;
+        let null = br#"{"metadata":{"name":"a","deletionTimestamp":null}}"#;
+        let going = br#"{"metadata":{"name":"a","deletionTimestamp":"2026-11-21T10:00:00Z"},"spec":{"finalizers":["kubernetes"]}}"#;
+        assert!(!stored_is_terminating(live).unwrap());
+        assert!(!stored_is_terminating(null).unwrap());
+        assert!(stored_is_terminating(going).unwrap());
+        assert!(!stored_is_terminating(b"{}").unwrap());
+        assert!(stored_is_terminating(b"{\"metadata\":").is_err());
+    }
 }

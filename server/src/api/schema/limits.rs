@@ -32,13 +32,19 @@ fn number(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldErro
     };
     let integral = !value.as_number().is_some_and(serde_json::Number::is_f64);
     let show = |bound: f64| bound_text(bound, integral);
-    let subject = subject(path);
+    // Formatted only for an error: every number of every request passes here.
+    let subject_text = || subject(path);
     if let Some(max) = limits.maximum {
         let detail = if limits.exclusive_maximum && n >= max {
-            Some(format!("{subject} should be less than {}", show(max)))
+            Some(format!(
+                "{} should be less than {}",
+                subject_text(),
+                show(max)
+            ))
         } else if n > max {
             Some(format!(
-                "{subject} should be less than or equal to {}",
+                "{} should be less than or equal to {}",
+                subject_text(),
                 show(max)
             ))
         } else {
@@ -50,10 +56,15 @@ fn number(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldErro
     }
     if let Some(min) = limits.minimum {
         let detail = if limits.exclusive_minimum && n <= min {
-            Some(format!("{subject} should be greater than {}", show(min)))
+            Some(format!(
+                "{} should be greater than {}",
+                subject_text(),
+                show(min)
+            ))
         } else if n < min {
             Some(format!(
-                "{subject} should be greater than or equal to {}",
+                "{} should be greater than or equal to {}",
+                subject_text(),
                 show(min)
             ))
         } else {
@@ -70,7 +81,11 @@ fn number(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldErro
         errors.push(FieldError::invalid(
             path,
             value.clone(),
-            format!("{subject} should be a multiple of {}", show(factor)),
+            format!(
+                "{} should be a multiple of {}",
+                subject_text(),
+                show(factor)
+            ),
         ));
     }
 }
@@ -93,20 +108,19 @@ fn is_multiple(n: f64, factor: f64) -> bool {
 }
 
 fn string(limits: &Limits, s: &str, path: &str, errors: &mut Vec<FieldError>) {
-    let len = s.chars().count() as u64;
-    let subject = subject(path);
+    let len = || s.chars().count() as u64;
     if let Some(max) = limits.max_length
-        && len > max
+        && len() > max
     {
         errors.push(FieldError::too_long(path, max));
     }
     if let Some(min) = limits.min_length
-        && len < min
+        && len() < min
     {
         errors.push(FieldError::invalid(
             path,
             Value::from(s),
-            format!("{subject} should be at least {min} chars long"),
+            format!("{} should be at least {min} chars long", subject(path)),
         ));
     }
     if let Some(p) = &limits.pattern
@@ -115,7 +129,7 @@ fn string(limits: &Limits, s: &str, path: &str, errors: &mut Vec<FieldError>) {
         errors.push(FieldError::invalid(
             path,
             Value::from(s),
-            format!("{subject} should match '{}'", p.as_str()),
+            format!("{} should match '{}'", subject(path), p.as_str()),
         ));
     }
 }

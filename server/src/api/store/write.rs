@@ -219,8 +219,9 @@ impl Store {
         let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
             return Err(ns_kind.not_found(ns));
         };
-        let ns_obj = Store::decode_stored(&kv)?;
-        if object::is_terminating(&ns_obj) {
+        if object::stored_is_terminating(&kv.value).map_err(|e| {
+            ApiError::Internal(format!("namespace {ns} is stored as invalid JSON: {e}"))
+        })? {
             return Err(ApiError::Forbidden {
                 group: kind.group.clone(),
                 resource: kind.qualified_resource(),
