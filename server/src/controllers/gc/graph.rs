@@ -49,7 +49,7 @@ fn parse(value: &[u8]) -> Option<Meta> {
 }
 
 fn mentions(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 /// What a change asks the collector to do.
