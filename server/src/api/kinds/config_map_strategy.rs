@@ -52,13 +52,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn lines(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
+    use crate::api::kinds::cause_lines as lines;
 
     #[test]
     fn valid_configmaps_pass() {

@@ -46,6 +46,15 @@ pub(crate) fn schema_errors(
         .collect()
 }
 
+/// A strategy's causes as `field: message` lines, as kind tests compare them.
+#[cfg(test)]
+pub(crate) fn cause_lines(causes: &[crate::api::error::Cause]) -> Vec<String> {
+    causes
+        .iter()
+        .map(|c| format!("{}: {}", c.field, c.message))
+        .collect()
+}
+
 use std::sync::Arc;
 
 use crate::api::kind::{Column, KindSpec, StorageBinding, Subresources};

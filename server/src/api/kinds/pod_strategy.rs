@@ -281,13 +281,7 @@ impl Strategy for PodStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn lines(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
+    use crate::api::kinds::cause_lines as lines;
 
     fn created(mut pod: Value) -> Value {
         PodStrategy.prepare_for_create(&mut pod);

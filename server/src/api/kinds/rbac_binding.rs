@@ -207,6 +207,7 @@ impl Strategy for BindingStrategy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::kinds::cause_lines as lines;
     use crate::api::schema::{unknown_fields, validate};
 
     const GROUP: &str = "rbac.authorization.k8s.io";
@@ -216,13 +217,6 @@ mod tests {
             group: GROUP.into(),
             namespaced,
         }
-    }
-
-    fn lines(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
     }
 
     /// `kubectl create rolebinding read --role=pod-reader --user=alice --group=devs --serviceaccount=ci:builder -o json`

@@ -159,19 +159,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::api::kinds::cause_lines as lines;
     use crate::api::schema::{unknown_fields, validate};
 
     fn errors(schema: &Schema, obj: &Value) -> Vec<String> {
         validate(schema, obj)
             .iter()
             .map(ToString::to_string)
-            .collect()
-    }
-
-    fn lines(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
             .collect()
     }
 

@@ -182,13 +182,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn lines(causes: &[Cause]) -> Vec<String> {
-        causes
-            .iter()
-            .map(|c| format!("{}: {}", c.field, c.message))
-            .collect()
-    }
+    use crate::api::kinds::cause_lines as lines;
 
     fn created(mut secret: Value) -> Value {
         SecretStrategy.prepare_for_create(&mut secret);
