@@ -88,11 +88,9 @@ pub(crate) fn run(shared: &Arc<Shared>) {
     let release_every = shared.options.release_mapped_every;
     let mut next_release = release_every.map(|every| Instant::now() + every);
     loop {
-        if let (Some(at), Some(every)) = (next_release, release_every)
-            && Instant::now() >= at
-        {
+        if next_release.is_some_and(|at| Instant::now() >= at) {
             release_mapped_pages(shared);
-            next_release = Some(Instant::now() + every);
+            next_release = release_every.map(|every| Instant::now() + every);
         }
         let job = {
             let mut q = shared.housekeeping.queue.lock();
