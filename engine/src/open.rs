@@ -291,12 +291,15 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
             }
             seg.set_committed(end.valid_len.min(len));
             if !read_only {
-                active = Some(ActiveSegment::resume(
-                    Arc::clone(&seg),
-                    file,
-                    end.valid_len,
-                    capacity,
-                ));
+                let mut resumed =
+                    ActiveSegment::resume(Arc::clone(&seg), file, end.valid_len, capacity);
+                let zeroed = if end.torn.is_some() {
+                    end.valid_len
+                } else {
+                    len
+                };
+                resumed.zero_fill_ahead(options.fill_ahead(), zeroed);
+                active = Some(resumed);
             }
         } else {
             seg.sealed.store(true, std::sync::atomic::Ordering::Release);

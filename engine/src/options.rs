@@ -50,6 +50,10 @@ pub struct Options {
     /// keeps RSS to the engine's own memory, and a later read costs a minor
     /// fault, not a disk read.
     pub release_mapped_every: Option<Duration>,
+    /// With `SyncMode::Full`, the active segment is kept zero-filled this
+    /// many bytes past its end (0: never), so a commit's fdatasync finds the
+    /// file's size and blocks already on disk and writes only the data.
+    pub zero_fill_ahead: u64,
 }
 
 impl Default for Options {
@@ -68,11 +72,21 @@ impl Default for Options {
             retire_pause: Duration::from_millis(2),
             reclaim_scan_bytes_per_sec: 512 << 20,
             release_mapped_every: Some(Duration::from_secs(1)),
+            zero_fill_ahead: 4 << 20,
         }
     }
 }
 
 impl Options {
+    /// Zero bytes the active segment keeps past its end (`zero_fill_ahead`
+    /// when commits sync; nothing is gained without syncs).
+    pub(crate) fn fill_ahead(&self) -> u64 {
+        match self.sync {
+            SyncMode::Full => self.zero_fill_ahead,
+            SyncMode::None => 0,
+        }
+    }
+
     /// Defaults with syncing turned off (tests, benchmarks).
     #[must_use]
     pub fn no_sync() -> Options {

@@ -370,3 +370,67 @@ fn background_reclaim_runs_after_compact() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn durable_segments_keep_zeros_ahead_and_reopen_where_the_records_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let opts = Options {
+        segment_bytes: 128 << 10,
+        zero_fill_ahead: 32 << 10,
+        ..Options::default()
+    };
+    let value = |i: u64| format!("{i:06}-{}", "z".repeat(1000));
+    let write = |e: &Engine, range: std::ops::Range<u64>| {
+        for i in range {
+            e.commit_blocking(Txn::new().put(format!("/z/{i:06}"), value(i)))
+                .expect("commit");
+        }
+    };
+    let check_files = |e: &Engine| {
+        let segs = e.segments();
+        let (active, sealed) = segs.split_last().expect("segments");
+        for s in sealed {
+            assert_eq!(
+                s.file_bytes, s.bytes,
+                "sealed {:?} ends at its records",
+                s.file
+            );
+        }
+        assert!(
+            active.file_bytes > active.bytes,
+            "zeros kept ahead: {active:?}"
+        );
+        let bytes = std::fs::read(&active.file).expect("read");
+        let records_end = usize::try_from(active.bytes).expect("small");
+        assert!(bytes[records_end..].iter().all(|&b| b == 0));
+    };
+
+    let e = Engine::open(dir.path(), opts.clone()).expect("open");
+    write(&e, 0..300);
+    check_files(&e);
+    e.close();
+    assert!(
+        cairn_engine::inspect::torn_tail(dir.path(), &opts)
+            .expect("scan")
+            .is_none()
+    );
+    let report = cairn_engine::inspect::verify(dir.path(), &opts, 1, &|_| {}).expect("verify");
+    assert_eq!(report.problems.len(), 0, "{:?}", report.problems);
+    assert_eq!(report.records, 300);
+
+    // Reopened, appends go on where the records end, not after the zeros.
+    let e = Engine::open(dir.path(), opts.clone()).expect("reopen");
+    assert_eq!(e.stats().current_revision, Revision(300));
+    write(&e, 300..600);
+    check_files(&e);
+    e.close();
+    let e = Engine::open(dir.path(), opts).expect("reopen");
+    let all = e
+        .range(&KeyRange::prefix(b"/z/"), RangeOptions::default())
+        .expect("range");
+    assert_eq!(all.items.len(), 600);
+    for (i, kv) in (0u64..).zip(&all.items) {
+        assert_eq!(kv.value.as_ref(), value(i).as_bytes());
+        assert_eq!(kv.mod_revision, Revision(i + 1));
+    }
+}

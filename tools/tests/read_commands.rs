@@ -492,3 +492,56 @@ fn verify_of_a_clean_directory_exits_zero() {
     assert_eq!(common::contents(dir.path()), before);
     let _ = copy(dir.path());
 }
+
+#[test]
+fn zeros_kept_ahead_of_appends_are_no_torn_tail_but_a_torn_record_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let durable = Options {
+        segment_bytes: 32 << 10,
+        zero_fill_ahead: 16 << 10,
+        ..Options::default()
+    };
+    let e = Engine::open(dir.path(), durable).expect("open");
+    for i in 0..600u64 {
+        let ns = format!("ns-{}", i % 3);
+        let key = cm_key(&ns, &format!("cm-{i}"));
+        e.commit_blocking(
+            cairn_engine::Txn::new().put(key, common::object("ConfigMap", &ns, "x", i)),
+        )
+        .expect("commit");
+    }
+    common::close(e, dir.path());
+    let segs = files(dir.path(), "seg");
+    assert!(segs.len() >= 2, "the writes roll segments");
+    for sealed in &segs[..segs.len() - 1] {
+        let (_, end, _) = *records(sealed).last().expect("records");
+        let len = std::fs::metadata(sealed).expect("stat").len();
+        assert_eq!(
+            len,
+            end as u64,
+            "sealing cuts the zeros off {}",
+            name(sealed)
+        );
+    }
+    let active = segs.last().expect("active");
+    let (_, end, rev) = *records(active).last().expect("records");
+    let bytes = std::fs::read(active).expect("read");
+    assert!(bytes.len() > end, "zeros are kept past the records");
+    assert!(bytes[end..].iter().all(|&b| b == 0));
+
+    let info = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
+    assert_eq!(info["torn_tail"], Value::Null);
+    assert_eq!(info["current_revision"], rev);
+    run_on(dir.path(), &["verify"]).ok();
+    let dump = run_on(dir.path(), &["dump"]).ok();
+    assert_eq!(dump.stdout.lines().count() as u64, rev);
+
+    // The start of a record that never finished, followed by the zeros.
+    let mut torn = bytes.clone();
+    torn[end..end + 6].copy_from_slice(&[0x40, 0, 0, 0, 0xab, 0xcd]);
+    std::fs::write(active, &torn).expect("write");
+    let info = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
+    assert_eq!(info["torn_tail"]["offset"], end);
+    assert_eq!(info["torn_tail"]["bytes"], torn.len() - end);
+    assert_eq!(run_on(dir.path(), &["verify"]).code, 1);
+}

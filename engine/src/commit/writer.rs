@@ -364,7 +364,8 @@ impl Writer {
             .max(FILE_HEADER_LEN as u64 + need);
         let mut m = self.shared.manifest.lock();
         let id = m.next_segment_id;
-        let next_active = ActiveSegment::create(&self.shared.dir, id, capacity)?;
+        let mut next_active = ActiveSegment::create(&self.shared.dir, id, capacity)?;
+        next_active.zero_fill_ahead(self.shared.options.fill_ahead(), FILE_HEADER_LEN as u64);
         crate::failpoint::hit("roll:segment-created");
         let mut next = m.clone();
         next.next_segment_id = id + 1;

@@ -18,8 +18,10 @@ pub struct SegmentInfo {
     pub active: bool,
     /// Bytes of whole, valid records (header included).
     pub bytes: u64,
-    /// The file's length on disk: longer than `bytes` when a torn tail
-    /// follows the valid records (a read-only open leaves it in place).
+    /// The file's length on disk: longer than `bytes` when the active
+    /// segment holds zeros ahead of its appends, or when a torn tail follows
+    /// the valid records (a read-only open leaves it in place;
+    /// [`crate::inspect::torn_tail`] tells which).
     pub file_bytes: u64,
     /// Transaction records.
     pub records: u64,

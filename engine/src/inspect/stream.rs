@@ -125,11 +125,37 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// Whether the file holds only zeros from `off` to its end (the active
+    /// segment's zero-filled space past its records). Reads past the window,
+    /// leaving it where it is.
+    pub(crate) fn zeros_from(&mut self, off: u64) -> Result<bool> {
+        let mut chunk = vec![0u8; CHUNK];
+        let mut at = off;
+        while at < self.len {
+            let want = usize::try_from(self.len - at).map_or(CHUNK, |left| left.min(CHUNK));
+            let got = self
+                .file
+                .read_at(&mut chunk[..want], at)
+                .map_err(|e| Error::io("read", &self.path, e))?;
+            if got == 0 {
+                break;
+            }
+            self.read += got as u64;
+            if chunk[..got].iter().any(|&b| b != 0) {
+                return Ok(false);
+            }
+            at += got as u64;
+        }
+        Ok(true)
+    }
+}
+
 /// The outcome of reading the record at an offset.
 pub(crate) enum Next<'a> {
     /// A whole record (length prefix included) whose checksum holds.
     Record(&'a [u8]),
-    /// The file ends exactly here.
+    /// The file ends here, or only zeros follow (see `segment::zero_fill`).
     End,
     /// No valid record starts here.
     Bad(&'static str),
@@ -139,6 +165,12 @@ pub(crate) enum Next<'a> {
 /// repeats on a window instead of a whole file).
 pub(crate) fn next_record(s: &mut Stream, pos: u64, max_body: usize) -> Result<Next<'_>> {
     if pos >= s.len() {
+        return Ok(Next::End);
+    }
+    let prefix = s.window(pos, RECORD_PREFIX_LEN)?;
+    // No record starts with a zero length: zeros there may be the fill.
+    let starts_zero = prefix.iter().take(4).all(|&b| b == 0);
+    if starts_zero && s.zeros_from(pos)? {
         return Ok(Next::End);
     }
     let prefix = s.window(pos, RECORD_PREFIX_LEN)?;

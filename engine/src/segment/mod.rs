@@ -8,6 +8,7 @@
 pub(crate) mod recovery;
 pub(crate) mod sidecar;
 pub(crate) mod writer;
+pub(crate) mod zero_fill;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};

@@ -29,9 +29,10 @@ pub(crate) struct ScanEnd {
 
 /// Scans `buf` (a segment file's bytes) from `start`, visiting each valid record.
 ///
-/// In the last segment, a record that is incomplete or fails its checksum is a
-/// torn tail only if no valid record follows it anywhere in the file; otherwise,
-/// and in any sealed segment, it is corruption.
+/// Zeros from some offset to the end are the end of the log. In the last
+/// segment, a record that is incomplete or fails its checksum is a torn tail
+/// only if no valid record follows it anywhere in the file; otherwise, and
+/// in any sealed segment, it is corruption.
 pub(crate) fn scan(
     path: &Path,
     buf: &[u8],
@@ -63,6 +64,9 @@ pub(crate) fn scan(
             RecordRead::Incomplete => "record runs past the end of the file",
             RecordRead::Bad(reason) => reason,
         };
+        if is_zero_tail(&buf[pos..]) {
+            break;
+        }
         if !last || valid_record_after(buf, pos + 1, max_body, last_rev) {
             return Err(Error::corrupt(path, pos as u64, failure));
         }
@@ -75,6 +79,13 @@ pub(crate) fn scan(
         valid_len: pos as u64,
         torn: None,
     })
+}
+
+/// Whether the bytes after the last record are zeros the writer wrote ahead
+/// of its appends (see `segment::zero_fill`): no record starts with a zero
+/// length, so they end the log cleanly.
+pub(crate) fn is_zero_tail(rest: &[u8]) -> bool {
+    rest.iter().all(|&b| b == 0)
 }
 
 /// Whether any offset from `from` on starts a valid record newer than
@@ -142,6 +153,31 @@ mod tests {
             }
         );
         assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn zeros_after_the_records_end_the_log_cleanly() {
+        let (mut buf, ends) = log_of(&[1, 2, 3]);
+        buf.resize(buf.len() + 4096, 0);
+        for last in [true, false] {
+            let end = scan(Path::new("s"), &buf, 32, last, 1 << 20, |_| Ok(())).expect("scan");
+            let clean = ScanEnd {
+                valid_len: ends[2] as u64,
+                torn: None,
+            };
+            assert_eq!(end, clean, "last {last}");
+        }
+        // A torn record is still torn when the fill's zeros follow it.
+        let mut torn = buf.clone();
+        torn[ends[2] + 3] = 0x40;
+        let end = scan(Path::new("s"), &torn, 32, true, 1 << 20, |_| Ok(())).expect("scan");
+        assert_eq!(end.valid_len, ends[2] as u64);
+        assert!(end.torn.is_some());
+        // Zeros where a record should be, with a valid one after: damage.
+        let (mut holed, ends) = log_of(&[1, 2, 3]);
+        holed[ends[0]..ends[1]].fill(0);
+        let err = scan(Path::new("s"), &holed, 32, true, 1 << 20, |_| Ok(())).expect_err("hole");
+        assert!(matches!(err, Error::Corrupt { offset, .. } if offset == ends[0] as u64));
     }
 
     #[test]

@@ -8,16 +8,21 @@ use std::sync::atomic::Ordering;
 
 use crate::codec::{FILE_HEADER_LEN, SEGMENT_MAGIC, encode_file_header};
 use crate::error::{Error, Result};
+use crate::segment::zero_fill::ZeroFill;
 use crate::segment::{Segment, segment_path};
 
 /// The segment the writer appends to.
 pub(crate) struct ActiveSegment {
     pub seg: Arc<Segment>,
-    file: File,
+    file: Arc<File>,
     /// Bytes written to the file (durable once synced and published).
     pub written: u64,
     /// Mapped capacity; a record that would end past it starts a new segment.
     pub capacity: u64,
+    /// Zeros kept ahead of the appends (commit segments only).
+    fill: Option<Arc<ZeroFill>>,
+    /// How far `fill` last said the file was ready.
+    zero_ready: u64,
 }
 
 impl ActiveSegment {
@@ -40,9 +45,11 @@ impl ActiveSegment {
         let seg = Segment::map(seg_id, path, &file, capacity, FILE_HEADER_LEN as u64)?;
         Ok(ActiveSegment {
             seg: Arc::new(seg),
-            file,
+            file: Arc::new(file),
             written: FILE_HEADER_LEN as u64,
             capacity,
+            fill: None,
+            zero_ready: 0,
         })
     }
 
@@ -50,10 +57,31 @@ impl ActiveSegment {
     pub(crate) fn resume(seg: Arc<Segment>, file: File, len: u64, capacity: u64) -> ActiveSegment {
         ActiveSegment {
             seg,
-            file,
+            file: Arc::new(file),
             written: len,
             capacity,
+            fill: None,
+            zero_ready: 0,
         }
+    }
+
+    /// Keeps `ahead` bytes of zeros written past the appends from now on
+    /// (see `zero_fill`; 0: never); the file holds zeros from `written` to
+    /// `zeroed`.
+    pub(crate) fn zero_fill_ahead(&mut self, ahead: u64, zeroed: u64) {
+        if ahead == 0 {
+            return;
+        }
+        let fill = ZeroFill::start(
+            Arc::clone(&self.file),
+            self.seg.path.clone(),
+            self.written,
+            zeroed,
+            self.capacity,
+            ahead,
+        );
+        self.zero_ready = fill.before_append(self.written);
+        self.fill = Some(fill);
     }
 
     /// Whether `len` more bytes fit in the mapping.
@@ -63,10 +91,19 @@ impl ActiveSegment {
 
     /// Appends bytes at the end of the file (not yet durable).
     pub(crate) fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        let end = self.written + bytes.len() as u64;
+        if let Some(fill) = &self.fill
+            && end > self.zero_ready
+        {
+            self.zero_ready = fill.before_append(end);
+        }
         self.file
             .write_all_at(bytes, self.written)
             .map_err(|e| Error::io("write", &self.seg.path, e))?;
-        self.written += bytes.len() as u64;
+        self.written = end;
+        if let Some(fill) = &self.fill {
+            self.zero_ready = fill.after_append(end, self.zero_ready);
+        }
         Ok(())
     }
 
@@ -85,10 +122,32 @@ impl ActiveSegment {
     /// Syncs the segment; it takes no more appends. Its sidecar is written
     /// afterwards, off the commit path (see `housekeeping`).
     pub(crate) fn seal(&mut self) -> Result<()> {
-        self.sync()?;
+        match self.fill.take() {
+            Some(fill) => {
+                // Cut the zeros off: only the active segment may end in them.
+                fill.stop();
+                self.file
+                    .set_len(self.written)
+                    .map_err(|e| Error::io("truncate", &self.seg.path, e))?;
+                self.file
+                    .sync_all()
+                    .map_err(|e| Error::io("fsync", &self.seg.path, e))?;
+            }
+            None => self.sync()?,
+        }
         self.publish();
         self.seg.sealed.store(true, Ordering::Release);
         Ok(())
+    }
+}
+
+impl Drop for ActiveSegment {
+    /// A fill must not outlive the engine: a later open appends where it
+    /// would be writing zeros.
+    fn drop(&mut self) {
+        if let Some(fill) = &self.fill {
+            fill.stop();
+        }
     }
 }
 

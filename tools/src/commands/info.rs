@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use cairn_engine::inspect::SegmentInfo;
-use cairn_engine::{FORMAT_VERSION, lock_holder};
+use cairn_engine::inspect::{self, SegmentInfo};
+use cairn_engine::{FORMAT_VERSION, Options, lock_holder};
 use serde_json::{Value, json};
 
 use crate::cli::Format;
@@ -18,10 +18,14 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
     let holder = lock_holder(dir);
     let stats = engine.stats();
     let segments = engine.segments();
-    let torn = segments
-        .last()
-        .filter(|s| s.file_bytes > s.bytes && s.bytes > 0)
-        .map(|s| (s, s.file_bytes - s.bytes));
+    // Bytes past the records are either the zeros kept ahead of appends or
+    // a torn tail; only a scan tells them apart.
+    let torn = match segments.last() {
+        Some(s) if s.file_bytes > s.bytes && s.bytes > 0 => {
+            inspect::torn_tail(dir, &Options::default())?
+        }
+        _ => None,
+    };
     if format == Format::Json {
         out.json(&json!({
             "data_dir": dir.display().to_string(),
@@ -36,8 +40,8 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             "expiring_keys": stats.expiring_keys,
             "bytes": stats.bytes_on_disk,
             "bytes_reclaimable": stats.bytes_reclaimable,
-            "torn_tail": torn.map(|(s, bytes)| json!({
-                "file": file_name(&s.file), "offset": s.bytes, "bytes": bytes,
+            "torn_tail": torn.as_ref().map(|t| json!({
+                "file": file_name(&t.file), "offset": t.offset, "bytes": t.bytes,
             })),
             "segments": segments.iter().map(segment_json).collect::<Vec<Value>>(),
         }))?;
@@ -72,13 +76,14 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             ),
         ),
     ];
-    if let Some((s, bytes)) = torn {
+    if let Some(t) = torn {
         rows.push((
             "torn tail",
             format!(
-                "{bytes} bytes at offset {} of {} (`cairn-store repair` truncates them)",
-                s.bytes,
-                file_name(&s.file)
+                "{} bytes at offset {} of {} (`cairn-store repair` truncates them)",
+                t.bytes,
+                t.offset,
+                file_name(&t.file)
             ),
         ));
     }

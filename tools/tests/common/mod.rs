@@ -189,6 +189,9 @@ pub fn records(path: &Path) -> Vec<(usize, usize, u64)> {
     let mut pos = 32;
     while pos + 16 <= buf.len() {
         let len = u32::from_le_bytes(buf[pos..pos + 4].try_into().expect("4")) as usize;
+        if len == 0 {
+            break; // zeros the engine wrote ahead of its appends
+        }
         let end = pos + 8 + len;
         let rev = u64::from_le_bytes(buf[pos + 8..pos + 16].try_into().expect("8"));
         out.push((pos, end, rev));
