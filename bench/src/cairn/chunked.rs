@@ -1,5 +1,5 @@
 //! Incremental decoding of an HTTP/1.1 response head and chunked body, handing
-//! out slices of the input (no copies), for the lean watch reader.
+//! out slices of the input (no copies), for the lean watch reader and writer.
 
 /// Where the decoder is in the chunked framing.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -131,6 +131,8 @@ impl Chunked {
 pub struct Head {
     pub status: u16,
     pub chunked: bool,
+    /// The `Content-Length` header's value, when sent.
+    pub content_length: Option<usize>,
     /// Bytes the head took, including its final CRLF CRLF.
     pub len: usize,
 }
@@ -149,15 +151,23 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<Head>, String> {
         .and_then(|s| s.get(..3))
         .and_then(|s| s.parse().ok())
         .ok_or_else(|| format!("bad status line {status_line:?}"))?;
-    let chunked = lines.any(|l| {
-        l.split_once(':').is_some_and(|(k, v)| {
-            k.trim().eq_ignore_ascii_case("transfer-encoding")
-                && v.to_ascii_lowercase().contains("chunked")
-        })
-    });
+    let (mut chunked, mut content_length) = (false, None);
+    for (name, value) in lines.filter_map(|l| l.split_once(':')) {
+        let name = name.trim();
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked |= value.to_ascii_lowercase().contains("chunked");
+        } else if name.eq_ignore_ascii_case("content-length") {
+            let n = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad content-length {value:?}"))?;
+            content_length = Some(n);
+        }
+    }
     Ok(Some(Head {
         status,
         chunked,
+        content_length,
         len: end + 4,
     }))
 }
@@ -214,6 +224,7 @@ mod tests {
             Head {
                 status: 200,
                 chunked: true,
+                content_length: None,
                 len: head.len() - 3
             }
         );
@@ -221,7 +232,11 @@ mod tests {
         let gone = parse_head(b"HTTP/1.1 410 Gone\r\ncontent-length: 2\r\n\r\n{}")
             .unwrap()
             .unwrap();
-        assert_eq!((gone.status, gone.chunked), (410, false));
+        assert_eq!(
+            (gone.status, gone.chunked, gone.content_length),
+            (410, false, Some(2))
+        );
+        assert!(parse_head(b"HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n").is_err());
         assert!(parse_head(b"SMTP 220\r\n\r\n").is_err());
     }
 }

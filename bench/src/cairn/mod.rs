@@ -3,6 +3,7 @@
 
 pub mod chunked;
 pub mod client;
+pub mod lean;
 pub mod ops;
 pub mod watch;
 

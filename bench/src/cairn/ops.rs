@@ -8,6 +8,7 @@ use http_body_util::BodyExt;
 use memchr::memmem;
 
 use super::client::Conn;
+use super::lean::LeanConn;
 use crate::Result;
 use crate::event;
 use crate::load::{ListOutcome, Writer};
@@ -38,20 +39,21 @@ pub async fn setup(addr: SocketAddr) -> Result<()> {
 
 /// Creates Events over one keep-alive connection.
 pub struct CairnWriter {
-    conn: Conn,
+    conn: LeanConn,
 }
 
 impl Writer for CairnWriter {
     async fn create(&mut self, i: u64) -> Result<()> {
         let path = format!("/api/v1/namespaces/{}/events", event::namespace(i));
-        self.conn
-            .expect(
-                StatusCode::CREATED,
-                Method::POST,
-                &path,
-                Some(event::body(i)),
-            )
-            .await?;
+        let (status, body) = self.conn.post(&path, &event::body(i)).await?;
+        if status != StatusCode::CREATED.as_u16() {
+            let text = String::from_utf8_lossy(&body[..body.len().min(300)]);
+            return Err(format!("POST {path}: {status} (wanted 201): {text}").into());
+        }
+        let quoted_name = format!("\"{}\"", event::name(i));
+        if memmem::find(body, quoted_name.as_bytes()).is_none() || !body.ends_with(b"}") {
+            return Err(format!("POST {path}: 201 without the created Event").into());
+        }
         Ok(())
     }
 }
@@ -61,7 +63,7 @@ pub async fn writers(addr: SocketAddr, n: usize) -> Result<Vec<CairnWriter>> {
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         out.push(CairnWriter {
-            conn: Conn::connect(addr).await?,
+            conn: LeanConn::connect(addr).await?,
         });
     }
     Ok(out)
