@@ -37,10 +37,39 @@ fn split(t: SystemTime) -> (i64, u32) {
     }
 }
 
+/// Appends `n` as exactly `width` decimal digits (`n` has no more).
+fn push_digits(out: &mut String, n: u64, width: u32) {
+    for place in (0..width).rev() {
+        let digit = (n / 10u64.pow(place)) % 10;
+        out.push(char::from(b'0' + u8::try_from(digit).unwrap_or(0)));
+    }
+}
+
 fn format(secs: i64, micros: Option<u32>) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (y, mo, d) = civil_from_days(days);
     let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    // Every write stamps at least one time; `format!` cost more than the rest.
+    if let (Ok(year @ 0..=9999), Ok(rem)) = (u64::try_from(y), u64::try_from(rem)) {
+        let mut out = String::with_capacity(27);
+        push_digits(&mut out, year, 4);
+        out.push('-');
+        push_digits(&mut out, u64::from(mo), 2);
+        out.push('-');
+        push_digits(&mut out, u64::from(d), 2);
+        out.push('T');
+        push_digits(&mut out, rem / 3600, 2);
+        out.push(':');
+        push_digits(&mut out, rem % 3600 / 60, 2);
+        out.push(':');
+        push_digits(&mut out, rem % 60, 2);
+        if let Some(us) = micros {
+            out.push('.');
+            push_digits(&mut out, u64::from(us), 6);
+        }
+        out.push('Z');
+        return out;
+    }
     match micros {
         Some(us) => format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{us:06}Z"),
         None => format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z"),
@@ -138,6 +167,27 @@ pub fn parse_rfc3339(s: &str) -> Option<SystemTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_match_the_formatted_text_across_dates() {
+        for secs in [
+            0i64,
+            59,
+            86_399,
+            951_782_400, // 2000-02-29
+            1_714_557_600,
+            4_102_444_799,
+            253_402_300_799, // 9999-12-31T23:59:59
+            253_402_300_800, // year 10000: the slow path
+        ] {
+            let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+            let (y, mo, d) = civil_from_days(days);
+            let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+            let want = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}");
+            assert_eq!(format(secs, None), format!("{want}Z"));
+            assert_eq!(format(secs, Some(7)), format!("{want}.000007Z"));
+        }
+    }
 
     #[test]
     fn formats_and_parses() {

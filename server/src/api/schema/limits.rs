@@ -203,7 +203,8 @@ fn unique_items(schema: &Schema, items: &[Value], path: &str, errors: &mut Vec<F
 }
 
 fn junctors(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldError>) {
-    let quoted = format!("{path:?}");
+    // Every node of every write passes here; most have no junctors.
+    let quoted = || format!("{path:?}");
     if !limits.all_of.is_empty() {
         let failures: Vec<Vec<FieldError>> = limits
             .all_of
@@ -213,7 +214,8 @@ fn junctors(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldEr
         let failing = failures.iter().filter(|f| !f.is_empty()).count();
         if failing > 0 {
             errors.push(composite(format!(
-                "{quoted} must validate all the schemas (allOf). Failing {failing} schemas"
+                "{} must validate all the schemas (allOf). Failing {failing} schemas",
+                quoted()
             )));
             errors.extend(failures.into_iter().flatten());
         }
@@ -226,7 +228,8 @@ fn junctors(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldEr
             .collect();
         if failures.iter().all(|f| !f.is_empty()) {
             errors.push(composite(format!(
-                "{quoted} must validate at least one schema (anyOf)"
+                "{} must validate at least one schema (anyOf)",
+                quoted()
             )));
             errors.extend(fewest(failures));
         }
@@ -240,12 +243,14 @@ fn junctors(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldEr
         let valid = failures.iter().filter(|f| f.is_empty()).count();
         if valid == 0 {
             errors.push(composite(format!(
-                "{quoted} must validate one and only one schema (oneOf). Found none valid"
+                "{} must validate one and only one schema (oneOf). Found none valid",
+                quoted()
             )));
             errors.extend(fewest(failures));
         } else if valid > 1 {
             errors.push(composite(format!(
-                "{quoted} must validate one and only one schema (oneOf). Found {valid} valid alternatives"
+                "{} must validate one and only one schema (oneOf). Found {valid} valid alternatives",
+                quoted()
             )));
         }
     }
@@ -253,7 +258,8 @@ fn junctors(limits: &Limits, value: &Value, path: &str, errors: &mut Vec<FieldEr
         && nested_errors(not, value, path).is_empty()
     {
         errors.push(composite(format!(
-            "{quoted} must not validate the schema (not)"
+            "{} must not validate the schema (not)",
+            quoted()
         )));
     }
 }
