@@ -22,8 +22,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::{Condvar, Mutex};
 
-/// Zero bytes written and synced at a time.
-const WRITE_BYTES: usize = 256 << 10;
+/// Zero bytes per `pwrite`: the file's lock is held for the copy, and the
+/// writer's own append waits for it.
+const WRITE_BYTES: usize = 64 << 10;
+
+/// Zero bytes written between two syncs (each made ready once synced).
+const SYNC_BYTES: u64 = 1 << 20;
 
 /// Zeros written before the segment takes its first append, so the first
 /// commits do not wait for the helper.
@@ -143,19 +147,23 @@ impl ZeroFill {
         }
     }
 
-    /// Writes zeros over `[from, to)`, syncing each piece and making it
-    /// ready at once: a commit's fdatasync queued behind a large write of
-    /// zeros would wait for all of it. Returns the new ready length (short
-    /// of `to` when stopped midway).
+    /// Writes zeros over `[from, to)`, syncing every `SYNC_BYTES` and making
+    /// each synced piece ready at once: a commit's fdatasync queued behind a
+    /// large write of zeros would wait for all of it. Returns the new ready
+    /// length (short of `to` when stopped midway).
     fn write_zeros(&self, from: u64, to: u64) -> std::io::Result<u64> {
         let span = usize::try_from(to.saturating_sub(from)).unwrap_or(WRITE_BYTES);
         let zeros = vec![0u8; WRITE_BYTES.min(span)];
         let mut at = from;
         while at < to && !self.stopping.load(Ordering::Acquire) {
-            let n = usize::try_from(to - at).map_or(zeros.len(), |left| left.min(zeros.len()));
-            self.file.write_all_at(&zeros[..n], at)?;
+            let piece_end = to.min(at + SYNC_BYTES);
+            while at < piece_end {
+                let n = usize::try_from(piece_end - at)
+                    .map_or(zeros.len(), |left| left.min(zeros.len()));
+                self.file.write_all_at(&zeros[..n], at)?;
+                at += n as u64;
+            }
             self.file.sync_data()?;
-            at += n as u64;
             let mut s = self.state.lock();
             s.ready = s.ready.max(at);
             self.changed.notify_all();
