@@ -252,3 +252,32 @@ fn a_watcher_that_stops_reading_is_ended() {
     );
     assert_eq!(s.get("/readyz").status, 200);
 }
+
+/// A watcher that stops reading for a while (less than the server's bound)
+/// gets every event afterwards, once and in order: the server then sends the
+/// batches that piled up in larger writes.
+#[test]
+fn a_watcher_that_falls_behind_catches_up_in_order() {
+    let s = Server::start(&[]);
+    let mut behind = s.watch("/api/v1/namespaces/default/events?watch=true");
+    let big = "y".repeat(16 * 1024);
+    // ≈10 MB: far more than the socket buffers hold, far fewer batches than
+    // the bound that ends a watcher.
+    let total = 600;
+    for i in 0..total {
+        let mut ev = event(&format!("c{i}"), "Pile");
+        ev["message"] = json!(big);
+        assert_eq!(s.post("/api/v1/namespaces/default/events", &ev).status, 201);
+    }
+    behind.set_timeout(Duration::from_secs(10));
+    let mut last_rv = 0u64;
+    for i in 0..total {
+        let e = behind.next_event().expect("every event arrives");
+        assert_eq!(e["type"], "ADDED");
+        assert_eq!(e["object"]["metadata"]["name"], format!("c{i}"));
+        let rv: u64 = rv_of(&e["object"]).parse().expect("rv");
+        assert!(rv > last_rv, "revisions increase");
+        last_rv = rv;
+    }
+    assert!(!behind.ended(), "the watch stays open");
+}

@@ -27,7 +27,7 @@ use crate::http::body::{Body, channel};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
 use crate::http::protobuf;
-use crate::storage::{Event, EventKind, KeyRange, KeyValue, Revision, StorageError};
+use crate::storage::{Event, EventKind, Events, KeyRange, KeyValue, Revision, StorageError};
 
 /// How often a watch with `allowWatchBookmarks` gets a BOOKMARK (Kubernetes
 /// sends roughly one a minute).
@@ -226,35 +226,49 @@ pub async fn serve(
         tokio::pin!(end);
         let mut ticks =
             tokio::time::interval_at(tokio::time::Instant::now() + BOOKMARK_EVERY, BOOKMARK_EVERY);
+        let encoder = BatchEncoder {
+            kind: Arc::clone(&kind),
+            framing,
+            opts,
+            filtered,
+            unselected_protobuf,
+        };
         loop {
             tokio::select! {
                 batch = watch.next_batch() => match batch {
                     Some(Ok(events)) => {
-                        let bytes = if filtered {
-                            let mut out = Vec::new();
-                            for ev in events.iter() {
-                                if unselected_protobuf {
-                                    translate_unfiltered(&kind, framing, ev, &mut out);
-                                } else {
-                                    translate(&kind, framing, ev, &opts, &mut out);
+                        let Some(first) = encoder.encode(&events) else { return };
+                        // A watcher that fell behind finds more batches ready:
+                        // one write for all of them instead of a write (and two
+                        // task wake-ups) per batch, so it catches up rather than
+                        // falling further behind.
+                        let mut joined: Option<Vec<u8>> = None;
+                        let mut ended: Option<StorageError> = None;
+                        while joined.as_ref().map_or(first.len(), Vec::len) < COALESCE_BYTES {
+                            match watch.try_next_batch() {
+                                Some(Ok(more)) => {
+                                    let Some(more) = encoder.encode(&more) else { return };
+                                    joined.get_or_insert_with(|| first.to_vec()).extend_from_slice(&more);
                                 }
-                            }
-                            Bytes::from(out)
-                        } else {
-                            // Encoded once per commit batch, shared by every watcher.
-                            let Some(encoded) = events.memo(|all| EncodedBatch::new(&kind, all)) else { return };
-                            if events.is_whole() {
-                                encoded.whole.clone()
-                            } else {
-                                let mut out = Vec::new();
-                                for (i, _) in events.iter_indexed() {
-                                    out.extend_from_slice(&encoded.frames[i]);
+                                Some(Err(e)) => {
+                                    ended = Some(e);
+                                    break;
                                 }
-                                Bytes::from(out)
+                                None => break,
                             }
-                        };
+                        }
+                        let bytes = joined.map_or(first, Bytes::from);
                         if !bytes.is_empty() && tx.send(bytes).await.is_err() {
                             return;
+                        }
+                        match ended {
+                            Some(StorageError::Compacted { .. }) => {
+                                let _ = tx.send(expired_event(&kind, framing)).await;
+                                return;
+                            }
+                            // Lagged (the client must re-list), or closed.
+                            Some(_) => return,
+                            None => {}
                         }
                     }
                     Some(Err(StorageError::Compacted { .. })) => {
@@ -288,6 +302,47 @@ pub async fn serve(
     resp.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     Ok(resp)
+}
+
+/// Bytes of a watcher's stream gathered into one write when it is behind.
+const COALESCE_BYTES: usize = 256 << 10;
+
+/// Turns the batches one watcher receives into the bytes it is sent.
+struct BatchEncoder {
+    kind: Arc<KindSpec>,
+    framing: Framing,
+    opts: ListOptions,
+    /// Encoded per watcher (selectors, conversions, protobuf) rather than
+    /// once per commit batch.
+    filtered: bool,
+    unselected_protobuf: bool,
+}
+
+impl BatchEncoder {
+    /// `None` if the batch's shared encoding is of another type (a bug).
+    fn encode(&self, events: &Events) -> Option<Bytes> {
+        if self.filtered {
+            let mut out = Vec::new();
+            for ev in events.iter() {
+                if self.unselected_protobuf {
+                    translate_unfiltered(&self.kind, self.framing, ev, &mut out);
+                } else {
+                    translate(&self.kind, self.framing, ev, &self.opts, &mut out);
+                }
+            }
+            return Some(Bytes::from(out));
+        }
+        // Encoded once per commit batch, shared by every watcher.
+        let encoded = events.memo(|all| EncodedBatch::new(&self.kind, all))?;
+        if events.is_whole() {
+            return Some(encoded.whole.clone());
+        }
+        let mut out = Vec::new();
+        for (i, _) in events.iter_indexed() {
+            out.extend_from_slice(&encoded.frames[i]);
+        }
+        Some(Bytes::from(out))
+    }
 }
 
 /// A commit batch as unfiltered watch events: one frame per storage event

@@ -12,8 +12,8 @@ use std::pin::Pin;
 use std::time::SystemTime;
 
 pub use cairn_engine::{
-    Committed, Error as StorageError, Event, EventKind, GetResult, Guard, KeyRange, KeyValue,
-    RangeOptions, RangeResult, Revision, Txn, Watch,
+    Committed, Error as StorageError, Event, EventKind, Events, GetResult, Guard, KeyRange,
+    KeyValue, RangeOptions, RangeResult, Revision, Txn, Watch,
 };
 
 /// A boxed future, so `Storage` stays object-safe.
