@@ -18,6 +18,7 @@
 use std::fmt::{self, Write as _};
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 /// A decoded body.
@@ -220,12 +221,24 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             let value = map.next_value_seed(ValueSeed {
                 state: &mut *self.state,
             });
-            if value.is_ok() && fields.contains_key(&key) {
-                self.state.duplicates.push(self.state.path.clone());
+            let value = match value {
+                Ok(v) => v,
+                Err(e) => {
+                    self.state.path.truncate(base);
+                    return Err(e);
+                }
+            };
+            match fields.entry(key) {
+                // Replacing keeps the key's first position and takes the last value.
+                Entry::Occupied(mut earlier) => {
+                    self.state.duplicates.push(self.state.path.clone());
+                    earlier.insert(value);
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
             }
             self.state.path.truncate(base);
-            // Replacing keeps the key's first position and takes the last value.
-            fields.insert(key, value?);
         }
         Ok(Value::Object(fields))
     }

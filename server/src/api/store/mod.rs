@@ -11,7 +11,7 @@ pub mod ownership;
 pub mod read;
 pub mod write;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -67,6 +67,8 @@ pub enum Subresource {
 pub struct Store {
     pub storage: Arc<dyn Storage>,
     pub registry: Arc<Registry>,
+    /// The built-in namespaces kind, which every namespaced create checks.
+    namespaces: OnceLock<Arc<KindSpec>>,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -75,7 +77,20 @@ const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
 impl Store {
     #[must_use]
     pub fn new(storage: Arc<dyn Storage>, registry: Arc<Registry>) -> Store {
-        Store { storage, registry }
+        Store {
+            storage,
+            registry,
+            namespaces: OnceLock::new(),
+        }
+    }
+
+    /// The namespaces kind (built in, so looked up once).
+    pub(crate) fn namespaces(&self) -> &Arc<KindSpec> {
+        self.namespaces.get_or_init(|| {
+            self.registry
+                .lookup("", "v1", "namespaces")
+                .expect("namespaces are always served")
+        })
     }
 
     /// Turns a stored record into the served object.

@@ -211,11 +211,8 @@ impl Store {
         ns: &str,
         name: &str,
     ) -> Result<(Vec<u8>, Revision), ApiError> {
-        let ns_kind = self
-            .registry
-            .lookup("", "v1", "namespaces")
-            .expect("namespaces are always served");
-        let key = keys::object_key(&ns_kind, None, ns);
+        let ns_kind = self.namespaces();
+        let key = keys::object_key(ns_kind, None, ns);
         let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
             return Err(ns_kind.not_found(ns));
         };
