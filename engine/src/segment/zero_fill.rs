@@ -157,7 +157,7 @@ impl ZeroFill {
         let mut at = from;
         while at < to && !self.stopping.load(Ordering::Acquire) {
             let piece_end = to.min(at + SYNC_BYTES);
-            while at < piece_end {
+            while at < piece_end && !self.stopping.load(Ordering::Acquire) {
                 let n = usize::try_from(piece_end - at)
                     .map_or(zeros.len(), |left| left.min(zeros.len()));
                 self.file.write_all_at(&zeros[..n], at)?;
