@@ -27,10 +27,17 @@ impl PathElement {
     /// The FieldsV1 key of this step.
     #[must_use]
     pub fn fields_v1_key(&self) -> String {
+        // Every write encodes a key per owned field: `format!` cost more.
+        let prefixed = |prefix: &str, text: &str| {
+            let mut key = String::with_capacity(prefix.len() + text.len());
+            key.push_str(prefix);
+            key.push_str(text);
+            key
+        };
         match self {
-            PathElement::Field(name) => format!("f:{name}"),
-            PathElement::Key(json) => format!("k:{json}"),
-            PathElement::Value(json) => format!("v:{json}"),
+            PathElement::Field(name) => prefixed("f:", name),
+            PathElement::Key(json) => prefixed("k:", json),
+            PathElement::Value(json) => prefixed("v:", json),
             PathElement::Index(i) => format!("i:{i}"),
         }
     }
