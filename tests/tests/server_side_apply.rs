@@ -23,6 +23,12 @@ fn apply(s: &Server, path: &str, query: &str, body: &str) -> cairn_tests::Respon
     )
 }
 
+/// A 400 whose Status message is exactly `message`.
+fn refused(r: &cairn_tests::Response, message: &str) {
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["message"], message);
+}
+
 fn patch_as(s: &Server, path: &str, ct: &str, ua: &str, body: &str) -> cairn_tests::Response {
     s.request(
         "PATCH",
@@ -219,10 +225,9 @@ fn every_write_records_managed_fields() {
         &format!("{CMS}?fieldManager={long}"),
         &json!({"metadata": {"name": "long"}}),
     );
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(
-        r.json()["message"],
-        "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Too long: may not be more than 128 bytes"
+    refused(
+        &r,
+        "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Too long: may not be more than 128 bytes",
     );
     let r = s.post(
         &format!("{CMS}?fieldManager=a%01b"),
@@ -250,10 +255,9 @@ fn apply_creates_shares_conflicts_and_forces() {
     let path = format!("{CMS}/ap");
     // Parameter checks, as Kubernetes words them.
     let r = apply(&s, &path, "", &cm("  x: \"1\"\n"));
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(
-        r.json()["message"],
-        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
+    refused(
+        &r,
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
     );
     let r = s.request(
         "PATCH",
@@ -261,10 +265,9 @@ fn apply_creates_shares_conflicts_and_forces() {
         &[("Content-Type", MERGE)],
         Some(b"{}"),
     );
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(
-        r.json()["message"],
-        "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"
+    refused(
+        &r,
+        "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch",
     );
     let r = apply(
         &s,
@@ -276,10 +279,9 @@ fn apply_creates_shares_conflicts_and_forces() {
 
     // The configuration must name its version and kind.
     let r = apply(&s, &path, "fieldManager=a", "metadata:\n  name: ap\n");
-    assert_eq!(r.status, 400, "{}", r.text());
-    assert_eq!(
-        r.json()["message"],
-        "Incorrect version specified in apply patch. Specified patch version: , expected: v1"
+    refused(
+        &r,
+        "Incorrect version specified in apply patch. Specified patch version: , expected: v1",
     );
     let r = apply(
         &s,

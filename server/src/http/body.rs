@@ -19,8 +19,40 @@ pub fn full(bytes: impl Into<Bytes>) -> Body {
     Full::new(bytes.into()).boxed()
 }
 
-/// Most bytes one frame of a streamed body gathers from queued chunks.
+/// Most bytes one write of a streamed body gathers from chunks queued for it.
 const COALESCE_LIMIT: usize = 256 * 1024;
+
+/// Chunks queued for one client, joined into one write (one copy is cheaper
+/// than one send per chunk) up to `COALESCE_LIMIT` bytes.
+pub(crate) struct Gathered {
+    first: Bytes,
+    joined: Option<Vec<u8>>,
+}
+
+impl Gathered {
+    pub(crate) fn new(first: Bytes) -> Gathered {
+        Gathered {
+            first,
+            joined: None,
+        }
+    }
+
+    /// Whether another chunk may be added.
+    pub(crate) fn has_room(&self) -> bool {
+        self.joined.as_ref().map_or(self.first.len(), Vec::len) < COALESCE_LIMIT
+    }
+
+    pub(crate) fn push(&mut self, more: &[u8]) {
+        let first = &self.first;
+        self.joined
+            .get_or_insert_with(|| first.to_vec())
+            .extend_from_slice(more);
+    }
+
+    pub(crate) fn into_bytes(self) -> Bytes {
+        self.joined.map_or(self.first, Bytes::from)
+    }
+}
 
 /// A body fed chunk by chunk (watch streams); ends when the sender is dropped.
 pub struct ChannelBody {
@@ -39,28 +71,15 @@ impl HttpBody for ChannelBody {
             Poll::Ready(Some(b)) => b,
             other => return other.map(|c| c.map(|b| Ok(Frame::data(b)))),
         };
-        // A client that fell a little behind gets what queued up in one
-        // write: one copy is cheaper than one send per chunk.
-        let mut more: Vec<Bytes> = Vec::new();
-        let mut len = first.len();
-        while len < COALESCE_LIMIT {
+        // A client that fell a little behind gets what queued up in one write.
+        let mut gathered = Gathered::new(first);
+        while gathered.has_room() {
             match self.rx.try_recv() {
-                Ok(b) => {
-                    len += b.len();
-                    more.push(b);
-                }
+                Ok(b) => gathered.push(&b),
                 Err(_) => break,
             }
         }
-        if more.is_empty() {
-            return Poll::Ready(Some(Ok(Frame::data(first))));
-        }
-        let mut joined = Vec::with_capacity(len);
-        joined.extend_from_slice(&first);
-        for b in more {
-            joined.extend_from_slice(&b);
-        }
-        Poll::Ready(Some(Ok(Frame::data(Bytes::from(joined)))))
+        Poll::Ready(Some(Ok(Frame::data(gathered.into_bytes()))))
     }
 }
 

@@ -206,13 +206,7 @@ async fn dispatch(
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
-            Ok(respond_written(
-                writer,
-                &kind,
-                201,
-                out,
-                table_opts.as_ref(),
-            ))
+            Ok(respond_written(writer, &kind, out, table_opts.as_ref()))
         }
         (Method::PUT, Some(name)) => {
             let mut opts = query.write_options(user_agent.as_deref(), &options("UpdateOptions"))?;
@@ -220,14 +214,7 @@ async fn dispatch(
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
-            let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(
-                writer,
-                &kind,
-                code,
-                out,
-                table_opts.as_ref(),
-            ))
+            Ok(respond_written(writer, &kind, out, table_opts.as_ref()))
         }
         (Method::PATCH, Some(name)) => {
             let patch_type = PatchType::from_content_type(&essence(content_type.as_deref()))
@@ -274,14 +261,7 @@ async fn dispatch(
                     .patch(&kind, ns, name, patch_type, &body, &opts)
                     .await?
             };
-            let code = if out.created { 201 } else { 200 };
-            Ok(respond_written(
-                writer,
-                &kind,
-                code,
-                out,
-                table_opts.as_ref(),
-            ))
+            Ok(respond_written(writer, &kind, out, table_opts.as_ref()))
         }
         (Method::DELETE, Some(name)) => {
             let body = read_body(req).await?;
@@ -386,15 +366,16 @@ fn watch_response(
     resp
 }
 
-/// A write's answer: the stored bytes when the client takes compact JSON,
-/// the object's Table when it asked for one.
+/// A write's answer (201 if it created the object, else 200): the stored
+/// bytes when the client takes compact JSON, the object's Table when it
+/// asked for one.
 fn respond_written(
     writer: Writer,
     kind: &KindSpec,
-    code: u16,
     out: crate::api::store::WriteOutcome,
     table: Option<&crate::api::table::TableOptions>,
 ) -> Response<Body> {
+    let code = if out.created { 201 } else { 200 };
     if let Some(opts) = table {
         let mut resp = table::object(writer, kind, &out.object, opts);
         *resp.status_mut() = http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::OK);

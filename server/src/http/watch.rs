@@ -23,11 +23,11 @@ use crate::api::served::write_object;
 use crate::api::store::read::selected;
 use crate::api::store::{ListOptions, ResourceVersionMatch, Store, parse_rv};
 use crate::http::AppState;
-use crate::http::body::{Body, channel};
+use crate::http::body::{Body, Gathered, channel};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
 use crate::http::protobuf;
-use crate::storage::{Event, EventKind, Events, KeyRange, KeyValue, Revision, StorageError};
+use crate::storage::{Event, EventKind, Events, KeyRange, KeyValue, Revision, StorageError, Watch};
 
 /// How often a watch with `allowWatchBookmarks` gets a BOOKMARK (Kubernetes
 /// sends roughly one a minute).
@@ -235,49 +235,28 @@ pub async fn serve(
         };
         loop {
             tokio::select! {
-                batch = watch.next_batch() => match batch {
-                    Some(Ok(events)) => {
-                        let Some(first) = encoder.encode(&events) else { return };
-                        // A watcher that fell behind finds more batches ready:
-                        // one write for all of them instead of a write (and two
-                        // task wake-ups) per batch, so it catches up rather than
-                        // falling further behind.
-                        let mut joined: Option<Vec<u8>> = None;
-                        let mut ended: Option<StorageError> = None;
-                        while joined.as_ref().map_or(first.len(), Vec::len) < COALESCE_BYTES {
-                            match watch.try_next_batch() {
-                                Some(Ok(more)) => {
-                                    let Some(more) = encoder.encode(&more) else { return };
-                                    joined.get_or_insert_with(|| first.to_vec()).extend_from_slice(&more);
-                                }
-                                Some(Err(e)) => {
-                                    ended = Some(e);
-                                    break;
-                                }
-                                None => break,
-                            }
+                batch = watch.next_batch() => {
+                    let (bytes, ended) = match batch {
+                        Some(Ok(events)) => {
+                            let Some(gathered) = encoder.gather(&mut watch, &events) else { return };
+                            gathered
                         }
-                        let bytes = joined.map_or(first, Bytes::from);
-                        if !bytes.is_empty() && tx.send(bytes).await.is_err() {
-                            return;
-                        }
-                        match ended {
-                            Some(StorageError::Compacted { .. }) => {
-                                let _ = tx.send(expired_event(&kind, framing)).await;
-                                return;
-                            }
-                            // Lagged (the client must re-list), or closed.
-                            Some(_) => return,
-                            None => {}
-                        }
-                    }
-                    Some(Err(StorageError::Compacted { .. })) => {
-                        let _ = tx.send(expired_event(&kind, framing)).await;
+                        Some(Err(e)) => (Bytes::new(), Some(e)),
+                        None => return,
+                    };
+                    if !bytes.is_empty() && tx.send(bytes).await.is_err() {
                         return;
                     }
-                    // Lagged (the client reads too slowly: it must re-list), or closed.
-                    _ => return,
-                },
+                    match ended {
+                        Some(StorageError::Compacted { .. }) => {
+                            let _ = tx.send(expired_event(&kind, framing)).await;
+                            return;
+                        }
+                        // Lagged (the client reads too slowly: it must re-list), or closed.
+                        Some(_) => return,
+                        None => {}
+                    }
+                }
                 _ = ticks.tick(), if bookmarks => {
                     if tx.send(bookmark(&kind, framing, watch.progress(), None)).await.is_err() {
                         return;
@@ -304,9 +283,6 @@ pub async fn serve(
     Ok(resp)
 }
 
-/// Bytes of a watcher's stream gathered into one write when it is behind.
-const COALESCE_BYTES: usize = 256 << 10;
-
 /// Turns the batches one watcher receives into the bytes it is sent.
 struct BatchEncoder {
     kind: Arc<KindSpec>,
@@ -319,6 +295,22 @@ struct BatchEncoder {
 }
 
 impl BatchEncoder {
+    /// `events` and every batch already waiting after them, as one write: a
+    /// watcher that fell behind then catches up instead of paying a write
+    /// (and two task wake-ups) per batch. Also returns the error that ended
+    /// the watch meanwhile, if any; `None` as `encode`.
+    fn gather(&self, watch: &mut Watch, events: &Events) -> Option<(Bytes, Option<StorageError>)> {
+        let mut gathered = Gathered::new(self.encode(events)?);
+        while gathered.has_room() {
+            match watch.try_next_batch() {
+                Some(Ok(more)) => gathered.push(&self.encode(&more)?),
+                Some(Err(e)) => return Some((gathered.into_bytes(), Some(e))),
+                None => break,
+            }
+        }
+        Some((gathered.into_bytes(), None))
+    }
+
     /// `None` if the batch's shared encoding is of another type (a bug).
     fn encode(&self, events: &Events) -> Option<Bytes> {
         if self.filtered {
