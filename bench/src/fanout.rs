@@ -107,6 +107,8 @@ pub struct WatchResult {
     pub before_ack: u64,
     /// From the first write to the last watcher's last needed event.
     pub span: Duration,
+    /// Stream bytes the watchers received, summed.
+    pub bytes: u64,
 }
 
 impl WatchResult {
@@ -116,6 +118,11 @@ impl WatchResult {
 
     pub fn delivered_rate(&self) -> f64 {
         rate(self.delivered(), self.span)
+    }
+
+    /// Stream bytes per delivered event.
+    pub fn bytes_per_event(&self) -> f64 {
+        self.bytes as f64 / self.delivered().max(1) as f64
     }
 }
 
@@ -167,6 +174,7 @@ struct WatcherOutcome {
     seen: u64,
     unexpected: u64,
     finished: Option<Instant>,
+    bytes: u64,
 }
 
 /// Starts `watchers` (already established), runs `writers` over `range`, and
@@ -210,6 +218,7 @@ pub async fn run_watch<W: Writer, S: WatchStream>(
         let o = t.await??;
         result.missing += want - o.seen;
         result.unexpected += o.unexpected;
+        result.bytes += o.bytes;
         if o.seen == want {
             result.complete += 1;
         }
@@ -240,6 +249,7 @@ async fn watcher<S: WatchStream>(
         seen: 0,
         unexpected: 0,
         finished: None,
+        bytes: 0,
     };
     let mut batch = Vec::with_capacity(256);
     let mut delays = Vec::with_capacity(256);
@@ -276,6 +286,7 @@ async fn watcher<S: WatchStream>(
             break;
         }
     }
+    out.bytes = s.received_bytes();
     Ok(out)
 }
 
@@ -284,16 +295,22 @@ mod tests {
     use super::*;
     use crate::load::tests::Counter;
 
-    /// Replays fixed batches, then ends.
-    struct Replay(Vec<Vec<u64>>);
+    /// Replays fixed batches (10 bytes per event), then ends.
+    struct Replay(Vec<Vec<u64>>, u64);
     impl WatchStream for Replay {
         async fn next_batch(&mut self, out: &mut Vec<u64>) -> Result<bool> {
             tokio::time::sleep(Duration::from_millis(1)).await;
             if self.0.is_empty() {
                 return Ok(false);
             }
-            out.extend(self.0.remove(0));
+            let batch = self.0.remove(0);
+            self.1 += 10 * batch.len() as u64;
+            out.extend(batch);
             Ok(true)
+        }
+
+        fn received_bytes(&self) -> u64 {
+            self.1
         }
     }
 
@@ -301,8 +318,8 @@ mod tests {
     async fn watchers_count_missing_and_unexpected_events() {
         let n = Arc::new(AtomicU64::new(0));
         let ws = vec![Counter(Arc::clone(&n))];
-        let full = Replay(vec![vec![10, 11], vec![12, 13, 14]]);
-        let gappy = Replay(vec![vec![10, 10, 99], vec![14]]);
+        let full = Replay(vec![vec![10, 11], vec![12, 13, 14]], 0);
+        let gappy = Replay(vec![vec![10, 10, 99], vec![14]], 0);
         let r = run_watch(ws, vec![full, gappy], 10..15, Duration::from_millis(50))
             .await
             .unwrap();
@@ -311,6 +328,7 @@ mod tests {
         assert_eq!(r.unexpected, 2);
         assert_eq!(r.delivered(), 7);
         assert_eq!(r.end_to_end.count(), 7);
+        assert_eq!(r.bytes, 90, "every batch read counts, the unexpected too");
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub trait WatchStream: Send + 'static {
     /// Waits for what the server sends next and pushes the index of every
     /// created Event in it onto `out`. `Ok(false)`: the stream ended.
     fn next_batch(&mut self, out: &mut Vec<u64>) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Bytes of the stream received so far (its body or messages, as sent).
+    fn received_bytes(&self) -> u64;
 }
 
 /// What a set of writers achieved.

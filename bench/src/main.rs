@@ -1,6 +1,7 @@
 //! `cairn-bench`: flags → start or attach the servers → run every phase → summary.
 
 mod cairn;
+mod ceiling;
 mod cli;
 mod etcd;
 mod event;

@@ -30,6 +30,7 @@ pub struct CairnWatch {
     lines: LineHeads,
     /// Body bytes at the start of `buf` not decoded yet (those read with the head).
     pending: usize,
+    received: u64,
 }
 
 /// Watches every Event in every namespace after revision `rv`; returns once
@@ -69,10 +70,12 @@ pub async fn open(addr: SocketAddr, rv: u64) -> Result<CairnWatch> {
         chunked: head.chunked.then(Chunked::default),
         lines: LineHeads::new(HEAD),
         pending: 0,
+        received: 0,
     };
     // Bytes of the body that came with the head are kept for the first batch.
     watch.buf.copy_within(head.len..filled, 0);
     watch.pending = filled - head.len;
+    watch.received = watch.pending as u64;
     Ok(watch)
 }
 
@@ -107,6 +110,11 @@ impl WatchStream for CairnWatch {
         if n == 0 {
             return Ok(false);
         }
+        self.received += n as u64;
         self.decode(n, out)
+    }
+
+    fn received_bytes(&self) -> u64 {
+        self.received
     }
 }

@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use super::Ctx;
+use crate::ceiling;
 use crate::fanout::{WatchResult, run_watch};
 use crate::load::{WatchStream, Writer};
 use crate::proc::{CpuSpan, PeakSampler, mib};
@@ -49,8 +50,10 @@ fn line(p: &Phase, want: u64) -> String {
         s.push_str(&format!(", {} duplicate or unexpected", r.unexpected));
     }
     s.push_str(&format!(
-        " ({:.2}M events/s delivered)",
-        r.delivered_rate() / 1e6
+        " ({:.2}M events/s, {:.2} GB/s of stream delivered, {:.0} B per event)",
+        r.delivered_rate() / 1e6,
+        r.delivered_rate() * r.bytes_per_event() / 1e9,
+        r.bytes_per_event(),
     ));
     if let Some(rss) = p.peak_rss {
         s.push_str(&format!("; peak RSS {:.0} MiB", mib(rss)));
@@ -173,5 +176,41 @@ pub async fn run(
         ratio,
         ratio.map(|r| Target::at_least(r, 2.0, "x")),
     );
+    if let Some(e) = etcd_small {
+        transport_ceiling(ctx, c, n, 2.0 * e).await?;
+    }
     Ok(etcd_rate)
+}
+
+/// Measures how many bytes per second loopback TCP carries over `n`
+/// connections on this machine with nothing else running, and sets it
+/// beside the stream rate `n` watchers need when writers create `rate`/s.
+async fn transport_ceiling(ctx: &mut Ctx, c: &WatchResult, n: usize, rate: f64) -> Result<()> {
+    const CHUNK: usize = 64 * 1024;
+    let probe =
+        tokio::task::spawn_blocking(move || ceiling::probe(n, CHUNK, Duration::from_secs(1)))
+            .await??;
+    let ceiling = probe.bytes_per_sec();
+    ctx.report.figure(
+        "loopback_ceiling",
+        &format!(
+            "{:.2} GB/s over {n} connections ({} KiB writes, one sender and one reader thread, nothing else running)",
+            ceiling / 1e9,
+            CHUNK / 1024
+        ),
+        None,
+        None,
+        None,
+    );
+    let needed = rate * n as f64 * c.bytes_per_event();
+    ctx.report.note(&format!(
+        "{n} watchers at {} writes need {:.2}M events/s = {:.2} GB/s of stream at {:.0} B per event: \
+         {:.2}x this machine's loopback ceiling, before the server or the bench does any work",
+        per_sec(rate),
+        rate * n as f64 / 1e6,
+        needed / 1e9,
+        c.bytes_per_event(),
+        needed / ceiling,
+    ));
+    Ok(())
 }
