@@ -9,6 +9,10 @@ use super::set::FieldSet;
 /// The FieldsV1 object of a set.
 #[must_use]
 pub fn encode(set: &FieldSet) -> Value {
+    if !set.has_children() {
+        // Leaves are most nodes: an empty map allocates nothing.
+        return Value::Object(Map::new());
+    }
     let mut out = Map::with_capacity(set.children().count() + 1);
     if set.is_member() && set.has_children() {
         out.insert(".".into(), Value::Object(Map::new()));

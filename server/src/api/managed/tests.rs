@@ -539,6 +539,50 @@ fn ownership_scenarios() {
     }
 }
 
+/// A create owns what a diff from nothing adds: the create path's walk skips
+/// unowned fields on the way, the diff strips them after.
+#[test]
+fn a_create_owns_what_a_diff_from_nothing_adds() {
+    let schema = schema();
+    let full = json!({
+        "apiVersion": "test/v1",
+        "kind": "Thing",
+        "metadata": {
+            "name": "t", "namespace": "ns", "uid": "u", "resourceVersion": "5",
+            "generation": 1, "creationTimestamp": "2024-05-01T10:00:00Z",
+            "managedFields": [], "labels": {"a": "b"}, "finalizers": ["x"]
+        },
+        "spec": {
+            "replicas": 2,
+            "containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80, "protocol": "TCP"}]}],
+            "finalizers": ["f"],
+            "selector": {"k": "v"},
+            "strategy": {}
+        },
+        "status": {"ready": true}
+    });
+    let only_unowned = json!({"apiVersion": "v1", "kind": "Thing", "metadata": {"name": "t"}});
+    let scopes = [
+        Scope::default(),
+        Scope {
+            excluded: &["status"],
+            structs_owned: true,
+        },
+    ];
+    for value in [full, only_unowned, json!({"spec": {}}), json!("scalar")] {
+        for scope in scopes {
+            let created = super::created(&schema, &value, scope);
+            let from_nothing = diff(&schema, &json!({}), &value, scope).added;
+            assert_eq!(created, from_nothing, "{value} in {scope:?}");
+        }
+    }
+    let owned = super::created(&schema, &obj(json!({"replicas": 1})), Scope::default());
+    assert_eq!(
+        fields_v1::encode(&owned),
+        json!({"f:spec": {"f:replicas": {}}})
+    );
+}
+
 #[test]
 fn update_entries_are_capped_and_sorted() {
     let mut managed = Managed::default();

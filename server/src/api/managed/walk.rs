@@ -68,11 +68,49 @@ pub fn claimed_by(schema: &Schema, config: &Value, scope: Scope) -> FieldSet {
 }
 
 /// Every path of `value` that a writer owns after creating it from nothing.
+/// Every create walks this, so fields no manager owns are skipped on the
+/// way rather than built and stripped after.
 #[must_use]
 pub fn created(schema: &Schema, value: &Value, scope: Scope) -> FieldSet {
-    let mut set = whole(Some(schema), value, scope.structs_owned);
-    set.set_member(false);
-    strip(&mut set, scope);
+    let structs = scope.structs_owned;
+    let (Shape::Object(s), Value::Object(fields)) = (shape(Some(schema), value), value) else {
+        let mut set = whole(Some(schema), value, structs);
+        strip(&mut set, scope);
+        return set;
+    };
+    let mut set = FieldSet::default();
+    for (k, v) in fields {
+        if is_unowned_top_level(k, scope) {
+            continue;
+        }
+        let cs = field_schema(s, k);
+        let child = if k == "metadata" {
+            owned_metadata(cs, v, structs)
+        } else {
+            whole(cs, v, structs)
+        };
+        set.insert_child(PathElement::Field(k.clone()), child);
+    }
+    set
+}
+
+fn is_unowned_top_level(name: &str, scope: Scope) -> bool {
+    name == "apiVersion" || name == "kind" || scope.excluded.contains(&name)
+}
+
+/// `whole` of a created object's metadata, without the fields no manager owns.
+fn owned_metadata(schema: Option<&Schema>, meta: &Value, structs: bool) -> FieldSet {
+    let mut set = FieldSet::default();
+    if let (Shape::Object(s), Value::Object(fields)) = (shape(schema, meta), meta) {
+        for (k, v) in fields {
+            if !STRIPPED_METADATA.contains(&k.as_str()) {
+                set.insert_child(
+                    PathElement::Field(k.clone()),
+                    whole(field_schema(s, k), v, structs),
+                );
+            }
+        }
+    }
     set
 }
 
