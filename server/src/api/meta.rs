@@ -1,5 +1,6 @@
 //! ObjectMeta rules shared by every kind: names, namespaces, system fields.
 
+use std::borrow::Cow;
 use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
@@ -133,16 +134,24 @@ pub fn canonical(kind: &KindSpec, obj: Value) -> Value {
     let Value::Object(mut fields) = obj else {
         return obj;
     };
-    let mut out = Map::with_capacity(fields.len() + 2);
-    out.insert("kind".into(), json!(kind.kind));
-    out.insert("apiVersion".into(), json!(kind.api_version()));
-    fields.remove("kind");
-    fields.remove("apiVersion");
-    if let Some(m) = fields.remove("metadata") {
-        out.insert("metadata".into(), m);
+    // Reordered in place, keeping the client's keys and values where they
+    // already say the right thing: every write comes through here.
+    place(&mut fields, 0, "kind", Cow::Borrowed(&kind.kind));
+    place(&mut fields, 1, "apiVersion", Cow::Owned(kind.api_version()));
+    if let Some((key, meta)) = fields.shift_remove_entry("metadata") {
+        fields.shift_insert(2, key, meta);
     }
-    out.extend(fields);
-    Value::Object(out)
+    Value::Object(fields)
+}
+
+/// Puts `key: value` at position `at` of `fields`, moving what is there.
+fn place(fields: &mut Map<String, Value>, at: usize, key: &str, value: Cow<'_, str>) {
+    let (key, kept) = match fields.shift_remove_entry(key) {
+        Some((k, v)) => (k, Some(v).filter(|v| v.as_str() == Some(&*value))),
+        None => (key.to_owned(), None),
+    };
+    let value = kept.unwrap_or_else(|| Value::String(value.into_owned()));
+    fields.shift_insert(at, key, value);
 }
 
 #[cfg(test)]
@@ -157,5 +166,25 @@ mod tests {
         assert!(!is_subdomain("a..b"));
         assert!(name_problem("kube-system", NameRule::Label).is_none());
         assert!(name_problem("a.b", NameRule::Label).is_some());
+    }
+
+    #[test]
+    fn canonical_puts_kind_api_version_and_metadata_first() {
+        let no_fields = crate::api::schema::Schema::resource(Vec::<(String, _)>::new());
+        let kind = KindSpec::new("", "v1", "Event", "events", true, no_fields);
+        let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+        let out = canonical(
+            &kind,
+            json!({"reason": "r", "metadata": {"name": "a"}, "apiVersion": "v2", "type": "t"}),
+        );
+        assert_eq!(
+            keys(&out),
+            ["kind", "apiVersion", "metadata", "reason", "type"]
+        );
+        assert_eq!(out["kind"], "Event");
+        assert_eq!(out["apiVersion"], "v1", "a wrong value is replaced");
+        let out = canonical(&kind, json!({"type": "t", "kind": "Event"}));
+        assert_eq!(keys(&out), ["kind", "apiVersion", "type"]);
+        assert_eq!(canonical(&kind, json!("x")), json!("x"));
     }
 }

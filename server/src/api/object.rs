@@ -7,7 +7,10 @@ pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
     if !obj.get("metadata").is_some_and(Value::is_object) {
         obj["metadata"] = Value::Object(Map::new());
     }
-    obj["metadata"].as_object_mut().expect("just ensured")
+    // `obj["metadata"]` would allocate the key on every call.
+    obj.get_mut("metadata")
+        .and_then(Value::as_object_mut)
+        .expect("just ensured")
 }
 
 /// A string field of `metadata`.

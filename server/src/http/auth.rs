@@ -3,6 +3,8 @@
 //! in `system:masters`, which may do everything (as in Kubernetes); token and
 //! certificate authentication and RBAC plug in here.
 
+use std::sync::LazyLock;
+
 use crate::api::error::ApiError;
 use crate::http::router::RequestInfo;
 
@@ -15,11 +17,12 @@ pub struct User {
 
 /// The identity of every request on the insecure port.
 #[must_use]
-pub fn insecure_port_user() -> User {
-    User {
+pub fn insecure_port_user() -> &'static User {
+    static USER: LazyLock<User> = LazyLock::new(|| User {
         name: "system:admin".into(),
         groups: vec!["system:masters".into(), "system:authenticated".into()],
-    }
+    });
+    &USER
 }
 
 /// Decides whether `user` may perform `verb` on the target.
@@ -59,7 +62,7 @@ mod tests {
             subresource: None,
             watch_path: false,
         };
-        assert!(authorize(&insecure_port_user(), "delete", &info).is_ok());
+        assert!(authorize(insecure_port_user(), "delete", &info).is_ok());
         let nobody = User {
             name: "system:anonymous".into(),
             groups: vec!["system:unauthenticated".into()],

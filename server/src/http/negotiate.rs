@@ -1,6 +1,8 @@
 //! Content negotiation: which media type a response is written in, which a
 //! request body is read as, and pretty-printing.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde_json::Value;
 
@@ -258,16 +260,22 @@ fn table_target(
 
 /// The media type of a request body, without parameters.
 #[must_use]
-pub fn essence(content_type: Option<&str>) -> String {
-    content_type
-        .and_then(|c| c.split(';').next())
-        .map(|e| e.trim().to_ascii_lowercase())
-        .unwrap_or_default()
+pub fn essence(content_type: Option<&str>) -> Cow<'_, str> {
+    let Some(e) = content_type.and_then(|c| c.split(';').next()) else {
+        return Cow::Borrowed("");
+    };
+    let e = e.trim();
+    // Every write asks; clients send lowercase almost always.
+    if e.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(e.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(e)
+    }
 }
 
 /// Decodes a create/update body by its Content-Type (JSON when absent).
 pub fn decode_body(content_type: Option<&str>, body: &Bytes) -> Result<Decoded, ApiError> {
-    let parsed = match essence(content_type).as_str() {
+    let parsed = match &*essence(content_type) {
         "" | "application/json" => decode::parse_json(body),
         "application/yaml" | "application/x-yaml" | "text/yaml" => decode::parse_yaml(body),
         _ => {

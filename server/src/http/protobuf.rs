@@ -187,10 +187,7 @@ pub fn list(writer: Writer, kind: &KindSpec, page: &RawPage) -> Result<Response<
 }
 
 fn is_protobuf(content_type: Option<&str>) -> bool {
-    matches!(
-        negotiate::essence(content_type).as_str(),
-        PROTOBUF | PROTOBUF_SVC
-    )
+    matches!(&*negotiate::essence(content_type), PROTOBUF | PROTOBUF_SVC)
 }
 
 /// Decodes a create/update body: protobuf by the kind's schema (415 when

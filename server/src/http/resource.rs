@@ -92,7 +92,7 @@ async fn dispatch(
     }
     let watching = info.watch_path || query.bool("watch")?.unwrap_or(false);
     auth::authorize(
-        &auth::insecure_port_user(),
+        auth::insecure_port_user(),
         verb_of(req.method(), name.is_some(), watching),
         info,
     )?;
