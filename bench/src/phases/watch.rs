@@ -191,25 +191,18 @@ async fn transport_ceiling(ctx: &mut Ctx, c: &WatchResult, n: usize, rate: f64) 
         tokio::task::spawn_blocking(move || ceiling::probe(n, CHUNK, Duration::from_secs(1)))
             .await??;
     let ceiling = probe.bytes_per_sec();
-    ctx.report.figure(
-        "loopback_ceiling",
-        &format!(
-            "{:.2} GB/s over {n} connections ({} KiB writes, one sender and one reader thread, nothing else running)",
-            ceiling / 1e9,
-            CHUNK / 1024
-        ),
-        None,
-        None,
-        None,
-    );
     let needed = rate * n as f64 * c.bytes_per_event();
     ctx.report.note(&format!(
-        "{n} watchers at {} writes need {:.2}M events/s = {:.2} GB/s of stream at {:.0} B per event: \
-         {:.2}x this machine's loopback ceiling, before the server or the bench does any work",
+        "{n} watchers at {} writes need {:.2}M events/s = {:.2} GB/s of stream at {:.0} B per event; \
+         this machine's loopback TCP carried {:.2} GB/s over {n} connections ({} KiB writes, one \
+         sender and one reader thread, nothing else running): {:.2}x that ceiling, before the \
+         server or the bench does any work",
         per_sec(rate),
         rate * n as f64 / 1e6,
         needed / 1e9,
         c.bytes_per_event(),
+        ceiling / 1e9,
+        CHUNK / 1024,
         needed / ceiling,
     ));
     Ok(())
