@@ -694,3 +694,71 @@ fn pods_travel_as_protobuf_as_far_as_modelled() {
         80
     );
 }
+
+/// A JSON watcher and a protobuf watcher, both live on one collection, each
+/// get their own encoding of the same commits (a commit batch keeps one
+/// shared encoding per format).
+#[test]
+fn live_json_and_protobuf_watchers_each_get_their_encoding() {
+    let s = Server::start(&[]);
+    assert_eq!(
+        s.post(
+            "/api/v1/namespaces",
+            &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "both"}})
+        )
+        .status,
+        201
+    );
+    let list = s.get("/api/v1/namespaces/both/configmaps").json();
+    let rv = str_at(&list, "metadata.resourceVersion")
+        .expect("rv")
+        .to_owned();
+    let path = format!("/api/v1/namespaces/both/configmaps?watch=1&resourceVersion={rv}");
+    let mut json_watch = s.watch(&path);
+    json_watch.set_timeout(std::time::Duration::from_secs(10));
+    std::thread::scope(|scope| {
+        let pb = scope.spawn(|| get_pb(&s, &format!("{path}&timeoutSeconds=2"), PB));
+        // Both watches live before the writes (a late one would read them
+        // from history instead, which is also correct).
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        for name in ["a", "b"] {
+            let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": name}});
+            assert_eq!(
+                s.post("/api/v1/namespaces/both/configmaps", &cm).status,
+                201
+            );
+        }
+        for name in ["a", "b"] {
+            let ev = json_watch.next_event().expect("a JSON event");
+            assert_eq!(ev["type"], "ADDED");
+            assert_eq!(ev["object"]["metadata"]["name"], name);
+            assert_eq!(ev["object"]["data"]["k"], name);
+        }
+        let r = pb.join().expect("protobuf watcher");
+        assert_eq!(
+            r.header("content-type"),
+            Some("application/vnd.kubernetes.protobuf;stream=watch")
+        );
+        let seen: Vec<(String, String, String)> = k8s_proto::watch_events(&r.body)
+            .iter()
+            .map(|(t, obj)| {
+                let (_, kind, raw) = k8s_proto::unwrap(obj);
+                assert_eq!(kind, "ConfigMap");
+                let cm = ConfigMap::decode(raw.as_slice()).expect("ConfigMap");
+                let name = cm.metadata.and_then(|m| m.name).unwrap_or_default();
+                (
+                    t.clone(),
+                    name,
+                    cm.data.get("k").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("ADDED".to_string(), "a".to_string(), "a".to_string()),
+                ("ADDED".into(), "b".into(), "b".into())
+            ]
+        );
+    });
+}

@@ -9,7 +9,7 @@
 //! matching into ADDED or DELETED. Objects are written from their stored
 //! bytes; parsing happens only when a selector needs field values.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -213,13 +213,10 @@ pub async fn serve(
             }
             Err(_) => return,
         };
-        // Other versions' watchers convert per watcher; the shared encoding is
-        // of the stored form.
+        // Other versions' watchers convert per watcher; the shared encodings
+        // are of the stored form.
         let selecting = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
-        // The batch's shared encoding is JSON's; protobuf frames share the
-        // objects' encodings through the message cache instead.
-        let unselected_protobuf = !selecting && matches!(framing, Framing::Protobuf);
-        let filtered = selecting || !kind.stores_served_form() || unselected_protobuf;
+        let filtered = selecting || !kind.stores_served_form();
         // Timers are created once: re-arming them per event costs more than
         // the event itself at high fan-out.
         let end = tokio::time::sleep_until(deadline);
@@ -231,7 +228,6 @@ pub async fn serve(
             framing,
             opts,
             filtered,
-            unselected_protobuf,
         };
         loop {
             tokio::select! {
@@ -291,7 +287,6 @@ struct BatchEncoder {
     /// Encoded per watcher (selectors, conversions, protobuf) rather than
     /// once per commit batch.
     filtered: bool,
-    unselected_protobuf: bool,
 }
 
 impl BatchEncoder {
@@ -316,16 +311,18 @@ impl BatchEncoder {
         if self.filtered {
             let mut out = Vec::new();
             for ev in events.iter() {
-                if self.unselected_protobuf {
-                    translate_unfiltered(&self.kind, self.framing, ev, &mut out);
-                } else {
-                    translate(&self.kind, self.framing, ev, &self.opts, &mut out);
-                }
+                translate(&self.kind, self.framing, ev, &self.opts, &mut out);
             }
             return Some(Bytes::from(out));
         }
-        // Encoded once per commit batch, shared by every watcher.
-        let encoded = events.memo(|all| EncodedBatch::new(&self.kind, all))?;
+        // Encoded once per commit batch and encoding, shared by every watcher.
+        let shared = events.memo(|_| SharedEncodings::default())?;
+        let cell = match self.framing {
+            Framing::Json => &shared.json,
+            Framing::Protobuf => &shared.protobuf,
+        };
+        let encoded =
+            cell.get_or_init(|| EncodedBatch::new(&self.kind, self.framing, events.all()));
         if events.is_whole() {
             return Some(encoded.whole.clone());
         }
@@ -337,6 +334,13 @@ impl BatchEncoder {
     }
 }
 
+/// A commit batch's events in each encoding some watcher asked for.
+#[derive(Default)]
+struct SharedEncodings {
+    json: OnceLock<EncodedBatch>,
+    protobuf: OnceLock<EncodedBatch>,
+}
+
 /// A commit batch as unfiltered watch events: one frame per storage event
 /// (empty when it yields none) and all of them back to back.
 struct EncodedBatch {
@@ -345,12 +349,12 @@ struct EncodedBatch {
 }
 
 impl EncodedBatch {
-    fn new(kind: &KindSpec, all: &[Event]) -> EncodedBatch {
+    fn new(kind: &KindSpec, framing: Framing, all: &[Event]) -> EncodedBatch {
         let mut whole = Vec::new();
         let mut bounds = Vec::with_capacity(all.len());
         for ev in all {
             let start = whole.len();
-            translate_unfiltered(kind, Framing::Json, ev, &mut whole);
+            translate_unfiltered(kind, framing, ev, &mut whole);
             bounds.push((start, whole.len()));
         }
         let whole = Bytes::from(whole);
