@@ -8,7 +8,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpStream;
 
 use crate::Result;
 
@@ -19,10 +18,7 @@ pub struct Conn {
 
 impl Conn {
     pub async fn connect(addr: SocketAddr) -> Result<Self> {
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|e| format!("connect to cairn at {addr}: {e}"))?;
-        tcp.set_nodelay(true)?;
+        let tcp = super::dial(addr).await?;
         let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await?;
         tokio::spawn(async move {
             let _ = conn.await;

@@ -31,10 +31,7 @@ pub struct LeanConn {
 
 impl LeanConn {
     pub async fn connect(addr: SocketAddr) -> Result<Self> {
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|e| format!("connect to cairn at {addr}: {e}"))?;
-        tcp.set_nodelay(true)?;
+        let tcp = super::dial(addr).await?;
         Ok(Self {
             tcp,
             host: addr.to_string(),

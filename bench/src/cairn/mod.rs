@@ -26,6 +26,15 @@ pub struct Server {
     log: Option<PathBuf>,
 }
 
+/// A connection to cairn with Nagle off: every request and watch is latency-bound.
+pub async fn dial(addr: SocketAddr) -> Result<tokio::net::TcpStream> {
+    let tcp = tokio::net::TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect to cairn at {addr}: {e}"))?;
+    tcp.set_nodelay(true)?;
+    Ok(tcp)
+}
+
 /// `http://127.0.0.1:PORT` (or a bare `host:port`) as a loopback socket address.
 pub fn loopback_addr(url: &str) -> Result<SocketAddr> {
     let hostport = url.trim_start_matches("http://").trim_end_matches('/');

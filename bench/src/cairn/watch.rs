@@ -36,10 +36,7 @@ pub struct CairnWatch {
 /// Watches every Event in every namespace after revision `rv`; returns once
 /// the server has answered (the watch is established).
 pub async fn open(addr: SocketAddr, rv: u64) -> Result<CairnWatch> {
-    let mut tcp = TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("connect to cairn at {addr}: {e}"))?;
-    tcp.set_nodelay(true)?;
+    let mut tcp = super::dial(addr).await?;
     let req = format!(
         "GET /api/v1/events?watch=true&resourceVersion={rv} HTTP/1.1\r\n\
          Host: {addr}\r\nAccept: application/json\r\nUser-Agent: cairn-bench\r\n\r\n"
