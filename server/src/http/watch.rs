@@ -284,8 +284,8 @@ struct BatchEncoder {
     kind: Arc<KindSpec>,
     framing: Framing,
     opts: ListOptions,
-    /// Encoded per watcher (selectors, conversions, protobuf) rather than
-    /// once per commit batch.
+    /// Encoded per watcher (selectors, conversions) rather than once per
+    /// commit batch and encoding.
     filtered: bool,
 }
 

@@ -11,6 +11,9 @@ use super::set::FieldSet;
 use super::shape::{Shape, field_schema, item_step, object_is_owned_when_added, shape};
 use crate::api::schema::Schema;
 
+/// Top-level fields no manager owns (besides the scope's exclusions).
+const UNOWNED_TOP_LEVEL: [&str; 2] = ["apiVersion", "kind"];
+
 /// Metadata fields no manager owns.
 const STRIPPED_METADATA: [&str; 9] = [
     "name",
@@ -95,20 +98,33 @@ pub fn created(schema: &Schema, value: &Value, scope: Scope) -> FieldSet {
 }
 
 fn is_unowned_top_level(name: &str, scope: Scope) -> bool {
-    name == "apiVersion" || name == "kind" || scope.excluded.contains(&name)
+    UNOWNED_TOP_LEVEL.contains(&name) || scope.excluded.contains(&name)
 }
 
 /// `whole` of a created object's metadata, without the fields no manager owns.
 fn owned_metadata(schema: Option<&Schema>, meta: &Value, structs: bool) -> FieldSet {
+    match (shape(schema, meta), meta) {
+        (Shape::Object(s), Value::Object(fields)) => {
+            whole_fields(s, fields, structs, |k| STRIPPED_METADATA.contains(&k))
+        }
+        _ => FieldSet::default(),
+    }
+}
+
+/// The fields of an object, each `whole`, except those `skip` names.
+fn whole_fields(
+    schema: Option<&Schema>,
+    fields: &serde_json::Map<String, Value>,
+    structs: bool,
+    skip: impl Fn(&str) -> bool,
+) -> FieldSet {
     let mut set = FieldSet::default();
-    if let (Shape::Object(s), Value::Object(fields)) = (shape(schema, meta), meta) {
-        for (k, v) in fields {
-            if !STRIPPED_METADATA.contains(&k.as_str()) {
-                set.insert_child(
-                    PathElement::Field(k.clone()),
-                    whole(field_schema(s, k), v, structs),
-                );
-            }
+    for (k, v) in fields {
+        if !skip(k) {
+            set.insert_child(
+                PathElement::Field(k.clone()),
+                whole(field_schema(schema, k), v, structs),
+            );
         }
     }
     set
@@ -127,7 +143,7 @@ pub fn diff(schema: &Schema, old: &Value, new: &Value, scope: Scope) -> Diff {
 
 fn strip(set: &mut FieldSet, scope: Scope) {
     set.set_member(false);
-    for name in ["apiVersion", "kind"].iter().chain(scope.excluded) {
+    for name in UNOWNED_TOP_LEVEL.iter().chain(scope.excluded) {
         set.remove_child(&PathElement::field(name));
     }
     let meta_step = PathElement::field("metadata");
@@ -180,12 +196,7 @@ fn whole(schema: Option<&Schema>, value: &Value, structs: bool) -> FieldSet {
     let mut set = FieldSet::default();
     match (&sh, value) {
         (Shape::Object(s), Value::Object(fields)) => {
-            for (k, v) in fields {
-                set.insert_child(
-                    PathElement::Field(k.clone()),
-                    whole(field_schema(*s, k), v, structs),
-                );
-            }
+            set = whole_fields(*s, fields, structs, |_| false);
             set.set_member(object_is_owned_when_added(*s, structs) || !set.has_children());
         }
         (Shape::SetList, Value::Array(items)) => {
