@@ -107,8 +107,9 @@ pub enum ApiError {
     NotAcceptable(Vec<String>),
     #[error("the body of the request was in an unknown format - accepted media types include: {}", .0.join(", "))]
     UnsupportedMediaType(Vec<String>),
-    #[error("Request entity too large: limit is {0}")]
-    TooLarge(u64),
+    /// 413; the text after `Request entity too large: `.
+    #[error("Request entity too large: {0}")]
+    TooLarge(String),
     /// 410 with reason Expired (too old resource version, expired continue token).
     #[error("{message}")]
     Expired {

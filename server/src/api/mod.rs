@@ -1,6 +1,7 @@
 //! The API layer: one generic registry in which a kind is data (`KindSpec`),
 //! the generic store, schemas, selectors and patches. No HTTP here.
 
+pub mod bodies;
 pub mod cel;
 pub mod decode;
 pub mod error;

@@ -149,6 +149,37 @@ pub fn strings_at(obj: &Value, pointer: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Kubernetes' `checkName`: a body must name the object of its URL, and
+/// may name the URL's namespace only.
+pub fn check_url_names(
+    obj: &Value,
+    name: &str,
+    ns: Option<&str>,
+) -> Result<(), crate::api::error::ApiError> {
+    let named = self::name(obj);
+    if named != name {
+        return Err(crate::api::error::ApiError::BadRequest(format!(
+            "the name of the object ({named}) does not match the name on the URL ({name})"
+        )));
+    }
+    check_url_namespace(obj, ns)
+}
+
+/// A body's `metadata.namespace`, when set, must be the URL's.
+pub fn check_url_namespace(
+    obj: &Value,
+    ns: Option<&str>,
+) -> Result<(), crate::api::error::ApiError> {
+    match (meta_str(obj, "namespace").filter(|n| !n.is_empty()), ns) {
+        (Some(given), Some(url)) if given != url => {
+            Err(crate::api::error::ApiError::BadRequest(format!(
+                "the namespace of the object ({given}) does not match the namespace on the URL ({url})"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,7 +98,9 @@ where
     let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
     match Limited::new(body, limit_usize).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(ApiError::TooLarge(limit)),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(ApiError::TooLarge(format!("limit is {limit}")))
+        }
         Err(e) => Err(ApiError::BadRequest(format!(
             "could not read the request body: {e}"
         ))),

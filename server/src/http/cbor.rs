@@ -142,12 +142,38 @@ fn half_bits(f: f32) -> Option<u16> {
 
 /// One CBOR item (nothing after it) as a JSON value.
 pub fn decode(bytes: &[u8]) -> Result<Value, String> {
+    refuse_undefined(bytes)?;
     let mut rest = bytes;
     let item: Cbor = ciborium::from_reader(&mut rest).map_err(|e| e.to_string())?;
     if !rest.is_empty() {
         return Err(format!("{} bytes after the first item", rest.len()));
     }
     to_json(item)
+}
+
+/// CBOR's `undefined` has no JSON form (Kubernetes' decoder refuses it),
+/// but ciborium reads it as null: look for it among the item's headers.
+fn refuse_undefined(bytes: &[u8]) -> Result<(), String> {
+    use ciborium_ll::{Decoder, Header, simple};
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let mut decoder = Decoder::from(rest);
+        // Malformed input is left for the full decoder to describe.
+        let Ok(header) = decoder.pull() else {
+            return Ok(());
+        };
+        rest = &rest[decoder.offset()..];
+        match header {
+            Header::Simple(simple::UNDEFINED) => {
+                return Err("undefined is not a supported value".into());
+            }
+            Header::Bytes(Some(len)) | Header::Text(Some(len)) => {
+                rest = rest.get(len..).unwrap_or_default();
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn to_json(item: Cbor) -> Result<Value, String> {
@@ -256,6 +282,19 @@ mod tests {
         let reordered =
             json!({"data": {"b": "2", "zz": "1"}, "a": 1, "apiVersion": "v1", "kind": "ConfigMap"});
         assert_eq!(encode(&reordered), bytes);
+    }
+
+    #[test]
+    fn undefined_is_refused_wherever_it_is() {
+        // {"a": undefined}, [undefined], undefined; text holding 0xf7 is fine.
+        for bad in [&[0xa1, 0x61, b'a', 0xf7][..], &[0x81, 0xf7], &[0xf7]] {
+            assert!(decode(bad).unwrap_err().contains("undefined"), "{bad:?}");
+        }
+        assert_eq!(decode(&[0x42, 0xf7, 0xf7]).expect("bytes"), json!("9/c="));
+        assert_eq!(
+            decode(&[0xd9, 0xd9, 0xf7, 0xf6]).expect("null"),
+            Value::Null
+        );
     }
 
     #[test]

@@ -275,9 +275,11 @@ pub fn essence(content_type: Option<&str>) -> Cow<'_, str> {
 
 /// Decodes a create/update body by its Content-Type (JSON when absent).
 pub fn decode_body(content_type: Option<&str>, body: &Bytes) -> Result<Decoded, ApiError> {
-    let parsed = match &*essence(content_type) {
-        "" | "application/json" => decode::parse_json(body),
-        "application/yaml" | "application/x-yaml" | "text/yaml" => decode::parse_yaml(body),
+    // An absent Content-Type is JSON; one with no media type in it (`;;;`)
+    // is not a type Kubernetes can parse.
+    let parsed = match (content_type, &*essence(content_type)) {
+        (None, _) | (_, "application/json") => decode::parse_json(body),
+        (_, "application/yaml" | "application/x-yaml" | "text/yaml") => decode::parse_yaml(body),
         _ => {
             return Err(ApiError::UnsupportedMediaType(
                 OFFERED.iter().map(|s| (*s).to_string()).collect(),

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
+use crate::api::patch::PatchType;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
 use crate::api::store::{
     DeleteOptions, FieldValidation, ListOptions, ResourceVersionMatch, WriteOptions,
@@ -161,6 +162,22 @@ impl Query {
         })
     }
 
+    /// `force`, which only apply patches take (`options` names PatchOptions).
+    pub fn force(
+        &self,
+        patch_type: PatchType,
+        options: &OptionsKind<'_>,
+    ) -> Result<bool, ApiError> {
+        let force = self.bool("force")?;
+        if force.is_some() && patch_type != PatchType::Apply {
+            return Err(options.invalid(Cause::forbidden(
+                "force",
+                "may not be specified for non-apply patch",
+            )));
+        }
+        Ok(force.unwrap_or(false))
+    }
+
     /// Options of a list (and of delete-collection).
     pub fn list_options(
         &self,
@@ -211,6 +228,8 @@ impl Query {
                 )));
             }
         };
+        // Watches read it; a list must still be given a whole number.
+        self.int("timeoutSeconds")?;
         Ok(ListOptions {
             label,
             field,
@@ -220,6 +239,25 @@ impl Query {
             resource_version: self.get("resourceVersion").map(str::to_string),
             rv_match,
         })
+    }
+
+    /// The parameters only a watch takes, refused on a list or a
+    /// delete-collection as Kubernetes' ListOptions validation does.
+    pub fn check_not_watch_only(&self, meta_group: &str) -> Result<(), ApiError> {
+        if self.has("sendInitialEvents") {
+            self.bool("sendInitialEvents")?;
+            return Err(ApiError::Invalid {
+                kind: "ListOptions".into(),
+                group: meta_group.into(),
+                name: String::new(),
+                causes: vec![Cause::forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for list",
+                )],
+                code: 422,
+            });
+        }
+        Ok(())
     }
 
     /// Delete options from the query (a body may add to them).

@@ -8,6 +8,7 @@ use http::{Method, Request, Response, header};
 use hyper::body::Incoming;
 use serde_json::{Value, json};
 
+use crate::api::bodies::delete_options;
 use crate::api::decode;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::KindSpec;
@@ -157,6 +158,7 @@ async fn dispatch(
             Ok(writer.object(200, &Store::decode_served(&kind, &kv)?, &[]))
         }
         (Method::GET, None) => {
+            query.check_not_watch_only(&meta_group)?;
             let page = state
                 .store
                 .list_raw(
@@ -231,13 +233,7 @@ async fn dispatch(
                     )
                 })?;
             let patch_options = options("PatchOptions");
-            let force = query.bool("force")?;
-            if force.is_some() && patch_type != PatchType::Apply {
-                return Err(patch_options.invalid(Cause::forbidden(
-                    "force",
-                    "may not be specified for non-apply patch",
-                )));
-            }
+            let force = query.force(patch_type, &patch_options)?;
             let mut opts = query.write_options(user_agent.as_deref(), &patch_options)?;
             opts.subresource = subresource;
             let body = read_body(req).await?;
@@ -250,7 +246,6 @@ async fn dispatch(
                 }
                 let config = decode::parse_yaml(&body)
                     .map_err(|e| ApiError::BadRequest(format!("error decoding YAML: {e}")))?;
-                let force = force.unwrap_or(false);
                 state
                     .store
                     .apply(&kind, ns, name, config, &opts, force)
@@ -289,6 +284,7 @@ async fn dispatch(
             }
         }
         (Method::DELETE, None) => {
+            query.check_not_watch_only(&meta_group)?;
             let body = read_body(req).await?;
             let mut opts = delete_options(query, content_type.as_deref(), &body)?;
             check_unsafe_delete(state, &mut opts)?;
@@ -443,54 +439,11 @@ fn delete_options(
         return Ok(opts);
     }
     if let Some(v) = protobuf::delete_options_body(content_type, body)? {
-        return with_delete_body(opts, &v);
+        return delete_options::merge(opts, &v);
     }
     let v: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
-    with_delete_body(opts, &v)
-}
-
-/// `opts` with the fields of a DeleteOptions object added.
-pub fn with_delete_body(mut opts: DeleteOptions, v: &Value) -> Result<DeleteOptions, ApiError> {
-    if let Some(dry) = v.get("dryRun").and_then(Value::as_array) {
-        for d in dry {
-            if d.as_str() != Some("All") {
-                return Err(ApiError::BadRequest(format!(
-                    "dryRun: Unsupported value: {d}: supported values: \"All\""
-                )));
-            }
-        }
-        opts.dry_run |= !dry.is_empty();
-    }
-    if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
-        opts.grace_period_seconds = Some(g);
-    }
-    if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
-        if !matches!(p, "Orphan" | "Background" | "Foreground") {
-            return Err(ApiError::BadRequest(format!(
-                "propagationPolicy: Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\""
-            )));
-        }
-        opts.propagation_policy = Some(p.into());
-    }
-    if let Some(o) = v.get("orphanDependents").and_then(Value::as_bool) {
-        opts.orphan_dependents = Some(o);
-    }
-    if opts.orphan_dependents.is_some() && opts.propagation_policy.is_some() {
-        return Err(ApiError::BadRequest("propagationPolicy: Invalid value: orphanDependents and propagationPolicy cannot both be set".into()));
-    }
-    if let Some(pre) = v.get("preconditions") {
-        opts.precondition_uid = pre.get("uid").and_then(Value::as_str).map(str::to_string);
-        opts.precondition_rv =
-            crate::api::store::parse_rv(pre.get("resourceVersion").and_then(Value::as_str))?;
-    }
-    if let Some(u) = v
-        .get("ignoreStoreReadErrorWithClusterBreakingPotential")
-        .and_then(Value::as_bool)
-    {
-        opts.unsafe_delete = u;
-    }
-    Ok(opts)
+    delete_options::merge(opts, &v)
 }
 
 /// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate

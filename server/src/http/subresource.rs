@@ -7,19 +7,19 @@ use std::sync::Arc;
 
 use http::{Method, Request, Response, header};
 use hyper::body::Incoming;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::api::error::{ApiError, Cause};
-use crate::api::kind::{KindSpec, ScalePaths};
-use crate::api::object;
-use crate::api::patch::{self, PatchType};
-use crate::api::store::write::Mutation;
-use crate::api::store::{DeleteOptions, Subresource, parse_rv};
+use crate::api::bodies::eviction;
+use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
+use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::patch::PatchType;
+use crate::api::store::Subresource;
 use crate::http::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
-use crate::http::params::Query;
-use crate::http::resource::{header_str, with_delete_body};
+use crate::http::params::{OptionsKind, Query};
+use crate::http::resource::header_str;
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 
@@ -57,11 +57,19 @@ pub async fn serve(
                 }
                 Method::PUT | Method::PATCH => {
                     let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
+                    let meta_group = format!("meta.{}", state.config.api_domain);
                     let body =
                         read_limited(req.into_body(), state.config.max_request_bytes).await?;
                     let change = if method == Method::PUT {
-                        ScaleChange::Replace(decode_body(content_type.as_deref(), &body)?.value)
+                        ScaleChange::Replace(decode_body(content_type.as_deref(), &body)?)
                     } else {
+                        query.force(
+                            PatchType::Merge,
+                            &OptionsKind {
+                                kind: "PatchOptions",
+                                group: &meta_group,
+                            },
+                        )?;
                         let patch_type =
                             PatchType::from_content_type(&essence(content_type.as_deref()))
                                 .filter(|t| matches!(t, PatchType::Merge | PatchType::Json))
@@ -73,22 +81,28 @@ pub async fn serve(
                                 })?;
                         ScaleChange::Patch(patch_type, body.to_vec())
                     };
-                    let meta_group = format!("meta.{}", state.config.api_domain);
                     let mut opts = query.write_options(
                         user_agent.as_deref(),
-                        &crate::http::params::OptionsKind {
+                        &OptionsKind {
                             kind: "UpdateOptions",
                             group: &meta_group,
                         },
                     )?;
                     opts.subresource = Some(Subresource::Scale);
+                    let target = ScaleTarget {
+                        kind,
+                        paths,
+                        name,
+                        namespace: ns,
+                        validation: opts.field_validation,
+                    };
                     let out = state
                         .store
                         .guaranteed_update(kind, ns, name, &opts, |current| {
-                            scaled(kind, paths, name, current, &change)
+                            target.scaled(current, &change)
                         })
                         .await?;
-                    Ok(writer.object(200, &scale_of(paths, &out.object), &[]))
+                    Ok(writer.object(200, &scale_of(paths, &out.object), &out.warnings))
                 }
                 m => Err(not_allowed(&m)),
             }
@@ -98,12 +112,8 @@ pub async fn serve(
                 return Err(not_allowed(req.method()));
             }
             let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
-            let eviction = decode_body(content_type.as_deref(), &body)?.value;
-            check_eviction(&eviction, name)?;
-            let mut opts = match eviction.get("deleteOptions") {
-                Some(v) if !v.is_null() => with_delete_body(DeleteOptions::default(), v)?,
-                _ => DeleteOptions::default(),
-            };
+            let body = decode_body(content_type.as_deref(), &body)?.value;
+            let mut opts = eviction::decode(&body, name, ns)?;
             opts.dry_run |= query.dry_run()?;
             state.store.delete(kind, ns, name, &opts).await?;
             Ok(writer.object(
@@ -113,136 +123,5 @@ pub async fn serve(
             ))
         }
         _ => Err(ApiError::PathNotFound),
-    }
-}
-
-/// An Eviction must name the pod of its URL.
-fn check_eviction(eviction: &Value, name: &str) -> Result<(), ApiError> {
-    if !eviction.is_object() {
-        return Err(ApiError::BadRequest(
-            "the body of the request must be an Eviction object".into(),
-        ));
-    }
-    match object::meta_str(eviction, "name") {
-        Some(n) if n != name => Err(ApiError::BadRequest(format!(
-            "name in URL does not match name in Eviction object: {name} != {n}"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// How a write changes a Scale.
-enum ScaleChange {
-    Replace(Value),
-    Patch(PatchType, Vec<u8>),
-}
-
-/// A JSONPath of a Scale field (`.spec.replicas`) as a JSON pointer.
-fn pointer(json_path: &str) -> String {
-    json_path.replace('.', "/")
-}
-
-/// The `autoscaling/v1` Scale of an object.
-fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
-    let meta = obj.get("metadata").cloned().unwrap_or_else(|| json!({}));
-    let mut scale_meta = serde_json::Map::new();
-    for field in [
-        "name",
-        "namespace",
-        "uid",
-        "resourceVersion",
-        "creationTimestamp",
-    ] {
-        if let Some(v) = meta.get(field) {
-            scale_meta.insert(field.into(), v.clone());
-        }
-    }
-    let replicas = |path: &str| {
-        obj.pointer(&pointer(path))
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-    };
-    let mut status = json!({"replicas": replicas(&paths.status_replicas)});
-    if let Some(selector) = paths
-        .label_selector
-        .as_deref()
-        .and_then(|p| obj.pointer(&pointer(p)))
-        .and_then(Value::as_str)
-    {
-        status["selector"] = json!(selector);
-    }
-    json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": scale_meta,
-        "spec": {"replicas": replicas(&paths.spec_replicas)},
-        "status": status,
-    })
-}
-
-/// The object with the replicas a Scale write asks for.
-fn scaled(
-    kind: &KindSpec,
-    paths: &ScalePaths,
-    name: &str,
-    current: &Value,
-    change: &ScaleChange,
-) -> Result<Mutation, ApiError> {
-    let scale = match change {
-        ScaleChange::Replace(scale) => scale.clone(),
-        ScaleChange::Patch(PatchType::Json, body) => patch::json(&scale_of(paths, current), body)?,
-        ScaleChange::Patch(_, body) => patch::merge(&scale_of(paths, current), body)?.0,
-    };
-    if let Some(n) = object::meta_str(&scale, "name").filter(|n| *n != name) {
-        return Err(ApiError::BadRequest(format!(
-            "the name of the object ({n}) does not match the name on the URL ({name})"
-        )));
-    }
-    let replicas = scale.pointer("/spec/replicas").cloned().unwrap_or(json!(0));
-    let invalid = |detail: &str| {
-        kind.invalid(
-            name,
-            vec![Cause::invalid(
-                "spec.replicas",
-                &replicas.to_string(),
-                detail,
-            )],
-            422,
-        )
-    };
-    let Some(count) = replicas.as_i64() else {
-        return Err(invalid("must be an integer"));
-    };
-    if count < 0 {
-        return Err(invalid("must be greater than or equal to 0"));
-    }
-    let mut object = current.clone();
-    set_pointer(&mut object, &pointer(&paths.spec_replicas), json!(count));
-    let pinned = object::meta_str(&scale, "resourceVersion").filter(|rv| !rv.is_empty());
-    let precondition = parse_rv(pinned)?;
-    Ok(Mutation {
-        object,
-        precondition,
-        warnings: Vec::new(),
-        managed: None,
-    })
-}
-
-/// Sets the value at a JSON pointer, creating objects on the way.
-fn set_pointer(root: &mut Value, pointer: &str, value: Value) {
-    let mut at = root;
-    let segments: Vec<&str> = pointer.split('/').skip(1).collect();
-    for (i, segment) in segments.iter().enumerate() {
-        if !at.is_object() {
-            *at = json!({});
-        }
-        let map = at.as_object_mut().expect("just made an object");
-        if i + 1 == segments.len() {
-            map.insert((*segment).to_string(), value);
-            return;
-        }
-        at = map
-            .entry((*segment).to_string())
-            .or_insert_with(|| json!({}));
     }
 }

@@ -75,12 +75,35 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Kubernetes' limits on a JSON patch: its operations, and the bytes its
+/// `copy` operations may add up to (so that a small patch cannot copy a
+/// value into itself until the object fills memory).
+const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
+const MAX_JSON_PATCH_COPY_BYTES: usize = 3 * 1024 * 1024;
+
 /// Applies a JSON patch operation by operation.
 pub fn json(target: &Value, body: &[u8]) -> Result<Value, ApiError> {
     let ops: Vec<json_patch::PatchOperation> = serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("invalid JSON patch: {e}")))?;
+    if ops.len() > MAX_JSON_PATCH_OPERATIONS {
+        return Err(ApiError::TooLarge(format!(
+            "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {}",
+            ops.len()
+        )));
+    }
     let mut doc = target.clone();
+    let mut copied = 0;
     for (i, op) in ops.into_iter().enumerate() {
+        if let json_patch::PatchOperation::Copy(c) = &op
+            && let Some(source) = doc.pointer(&c.from.to_string())
+        {
+            copied += encoded_size(source);
+            if copied > MAX_JSON_PATCH_COPY_BYTES {
+                return Err(invalid_patch(format!(
+                    "operation {i}: Unable to copy, the accumulated size increase of copy is {copied}, exceeding the limit {MAX_JSON_PATCH_COPY_BYTES}"
+                )));
+            }
+        }
         if let json_patch::PatchOperation::Test(t) = &op {
             let actual = doc.pointer(&t.path.to_string());
             if !actual.is_some_and(|v| json_equal(v, &t.value)) {
@@ -95,6 +118,23 @@ pub fn json(target: &Value, body: &[u8]) -> Result<Value, ApiError> {
             .map_err(|e| invalid_patch(format!("operation {i}: {e}")))?;
     }
     Ok(doc)
+}
+
+/// The bytes of a value's compact JSON, counted without writing it.
+fn encoded_size(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 #[cfg(test)]
@@ -120,5 +160,38 @@ mod tests {
         ));
         assert!(matches!(json(&doc, b"{"), Err(ApiError::BadRequest(_))));
         assert!(matches!(merge(&doc, b"[1]"), Err(ApiError::BadRequest(_))));
+    }
+
+    #[test]
+    fn copies_stop_at_the_accumulated_size_limit() {
+        let doc = json!({"a": "x".repeat(512 * 1024)});
+        let op = |to: usize| format!(r#"{{"op":"copy","from":"/a","path":"/c{to}"}}"#);
+        // Each copy adds 512 KiB and two quotes: five fit in 3 MiB, six do not.
+        let five: Vec<String> = (0..5).map(op).collect();
+        assert!(json(&doc, format!("[{}]", five.join(",")).as_bytes()).is_ok());
+        let six: Vec<String> = (0..6).map(op).collect();
+        let err = json(&doc, format!("[{}]", six.join(",")).as_bytes()).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("accumulated size increase of copy"),
+            "{err}"
+        );
+        // Doubling a value into itself is refused long before memory runs out.
+        let bomb: Vec<String> = (0..40)
+            .map(|_| r#"{"op":"copy","from":"/b","path":"/b/-"}"#.to_string())
+            .collect();
+        let err = json(
+            &json!({"b": [["x"]]}),
+            format!("[{}]", bomb.join(",")).as_bytes(),
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), 422, "{err}");
+        let many = vec![r#"{"op":"test","path":"/a","value":"y"}"#; 10_001].join(",");
+        assert_eq!(
+            json(&doc, format!("[{many}]").as_bytes())
+                .unwrap_err()
+                .code(),
+            413
+        );
     }
 }

@@ -186,6 +186,14 @@ impl FieldError {
         }
     }
 
+    /// Whether the error is an integer beyond int64, which no Kubernetes
+    /// decoder can read: a bad request for every kind, not a validation
+    /// failure.
+    #[must_use]
+    pub fn is_integer_overflow(&self) -> bool {
+        matches!(&self.value, Some(Value::Number(n)) if n.is_u64() && !n.is_i64())
+    }
+
     /// The Status cause reason (`FieldValueRequired`, ...).
     #[must_use]
     pub fn reason(&self) -> &'static str {

@@ -49,4 +49,4 @@ pub use normalize::normalize;
 pub use numbers::go_float;
 pub use pattern::Pattern;
 pub use unknown::{prune, unknown_fields};
-pub use validate::validate;
+pub use validate::{validate, validate_present};

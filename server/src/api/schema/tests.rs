@@ -132,11 +132,21 @@ fn integers_must_be_integral_and_in_range() {
         .is_empty()
     );
     assert!(!validate(&s, &json!({"metadata": {}, "count": -2_147_483_649_i64})).is_empty());
-    // A number field takes integers too; an unformatted integer takes any size.
+    // A number field takes integers too; an unformatted integer is an int64,
+    // as Kubernetes reads every integer (issue #27).
+    assert_eq!(
+        messages(
+            &s,
+            &json!({"metadata": {}, "limits": {"x": 9_223_372_036_854_775_808_u64}})
+        ),
+        [
+            "limits[x]: Invalid value: 9223372036854775808: limits[x] in body must be of type int64: \"9223372036854775808\""
+        ]
+    );
     assert!(
         validate(
             &s,
-            &json!({"metadata": {}, "ratio": 3, "limits": {"x": u64::MAX}})
+            &json!({"metadata": {}, "ratio": 3, "limits": {"x": i64::MAX}})
         )
         .is_empty()
     );

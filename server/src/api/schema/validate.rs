@@ -21,9 +21,21 @@ use super::numbers::json_eq;
 /// passes for an optional field and is `Required value` for a required one.
 #[must_use]
 pub fn validate(schema: &Schema, value: &Value) -> Vec<FieldError> {
+    walk(schema, value, true)
+}
+
+/// `validate` without the `required` checks: for a partial object (an
+/// apply configuration), whose missing fields the live object may supply.
+#[must_use]
+pub fn validate_present(schema: &Schema, value: &Value) -> Vec<FieldError> {
+    walk(schema, value, false)
+}
+
+fn walk(schema: &Schema, value: &Value, check_required: bool) -> Vec<FieldError> {
     let mut walk = Walk {
         path: String::new(),
         errors: Vec::new(),
+        check_required,
     };
     match (value, schema.ty) {
         // "null is unset" is about fields; a whole body of `null` is not an object.
@@ -37,6 +49,7 @@ struct Walk {
     /// Path of the node being checked; children append and truncate back.
     path: String,
     errors: Vec<FieldError>,
+    check_required: bool,
 }
 
 impl Walk {
@@ -68,7 +81,12 @@ impl Walk {
     }
 
     fn object(&mut self, schema: &Schema, fields: &Map<String, Value>) {
-        for name in &schema.required {
+        let required = if self.check_required {
+            schema.required.as_slice()
+        } else {
+            &[]
+        };
+        for name in required {
             let child_nullable = schema.field_schema(name).is_some_and(|s| s.nullable);
             match fields.get(name) {
                 Some(Value::Null) if child_nullable => {}
@@ -125,11 +143,11 @@ impl Walk {
     fn integer(&mut self, schema: &Schema, n: &Number) {
         let fits = match schema.format.as_deref() {
             Some("int32") => n.as_i64().is_some_and(|i| i32::try_from(i).is_ok()),
-            Some("int64") => n.is_i64(),
-            _ => true,
+            // Kubernetes reads integers as int64 whatever the format says.
+            _ => n.is_i64(),
         };
         if !fits {
-            let f = schema.format.as_deref().unwrap_or_default();
+            let f = schema.format.as_deref().unwrap_or("int64");
             let detail = must_be_of_type(&self.path, f, &n.to_string());
             self.errors.push(FieldError::invalid(
                 self.path.clone(),

@@ -144,7 +144,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `(a, b)`; `()` and stray commas contribute the empty value.
+    /// `(a, b)`; stray commas contribute the empty value; `()` is refused.
     fn value_set(&mut self) -> Result<Vec<String>, String> {
         let (token, text) = self.consume(Context::Values);
         if token != Token::OpenPar {
@@ -159,9 +159,10 @@ impl<'a> Parser<'a> {
                     (_, text) => Err(format!("found '{text}', expected: ')'")),
                 }
             }
+            // Kubernetes' parser reads `()` as the set {""}, which then
+            // selects by a value nobody wrote; cairn refuses it (issue #27).
             Token::ClosedPar => {
-                self.consume(Context::Values);
-                Ok(vec![String::new()])
+                Err("for 'in', 'notin' operators, values set can't be empty".into())
             }
             _ => Err(format!("found '{text}', expected: ',', ')' or identifier")),
         }

@@ -56,10 +56,14 @@ fn label_empty_values() {
         LabelSelector::parse("a=").unwrap().requirements()[0].values,
         [""]
     );
-    assert_eq!(
-        LabelSelector::parse("a in ()").unwrap().requirements()[0].values,
-        [""]
-    );
+    for empty in ["a in ()", "a notin ()", "a in ( )"] {
+        assert!(
+            LabelSelector::parse(empty)
+                .unwrap_err()
+                .contains("values set can't be empty"),
+            "{empty}"
+        );
+    }
     assert_eq!(
         LabelSelector::parse("a in (,b)").unwrap().requirements()[0].values,
         ["", "b"]

@@ -61,6 +61,7 @@ impl Store {
             )));
         }
         let (mut config, warnings) = Store::screen(kind, body, opts.field_validation)?;
+        Store::check_present_fields(kind, &config)?;
         match object::meta_str(&config, "name") {
             Some(n) if n != name => {
                 return Err(ApiError::BadRequest(format!(

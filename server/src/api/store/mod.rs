@@ -37,6 +37,39 @@ pub enum FieldValidation {
     Strict,
 }
 
+impl FieldValidation {
+    /// Unknown and duplicate fields of a body under this setting: a 400
+    /// (`Strict`), the `Warning`s to send (`Warn`), or nothing (`Ignore`).
+    pub fn judge(
+        self,
+        unknown: Vec<String>,
+        duplicates: Vec<String>,
+    ) -> Result<Vec<String>, ApiError> {
+        let problems = unknown
+            .into_iter()
+            .map(|f| format!("unknown field {f:?}"))
+            .chain(
+                duplicates
+                    .into_iter()
+                    .map(|f| format!("duplicate field {f:?}")),
+            );
+        match self {
+            FieldValidation::Ignore => Ok(Vec::new()),
+            FieldValidation::Warn => Ok(problems.collect()),
+            FieldValidation::Strict => {
+                let problems: Vec<String> = problems.collect();
+                if problems.is_empty() {
+                    return Ok(problems);
+                }
+                Err(ApiError::BadRequest(format!(
+                    "strict decoding error: {}",
+                    problems.join(", ")
+                )))
+            }
+        }
+    }
+}
+
 /// Options every write shares.
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
@@ -192,25 +225,32 @@ impl Store {
                 kind.kind
             )));
         }
-        let mut problems: Vec<String> = schema::unknown_fields(&kind.schema, &value)
-            .into_iter()
-            .map(|f| format!("unknown field {f:?}"))
-            .collect();
-        problems.extend(
-            duplicates
-                .into_iter()
-                .map(|f| format!("duplicate field {f:?}")),
-        );
-        let warnings = match validation {
-            FieldValidation::Strict if !problems.is_empty() => {
-                return Err(ApiError::BadRequest(format!(
-                    "strict decoding error: {}",
-                    problems.join(", ")
-                )));
+        if let Some(m) = obj
+            .get("metadata")
+            .filter(|m| !m.is_object() && !m.is_null())
+        {
+            return Err(ApiError::BadRequest(format!(
+                "the body of the request could not be decoded: metadata must be an object, not {}",
+                crate::api::bodies::json_type(m)
+            )));
+        }
+        // Custom resources decode as unstructured objects, which Kubernetes
+        // reads only when they say what they are.
+        if kind.origin != Origin::BuiltIn {
+            for (field, named) in [("apiVersion", "apiVersion"), ("kind", "Kind")] {
+                if obj
+                    .get(field)
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    return Err(ApiError::BadRequest(format!(
+                        "Object '{named}' is missing in the request body"
+                    )));
+                }
             }
-            FieldValidation::Warn => problems,
-            _ => Vec::new(),
-        };
+        }
+        let unknown = schema::unknown_fields(&kind.schema, &value);
+        let warnings = validation.judge(unknown, duplicates)?;
         schema::prune(&kind.schema, &mut value);
         Ok((value, warnings))
     }
@@ -221,20 +261,16 @@ impl Store {
         // Defaults first, as Kubernetes' decoding does: a defaulted field
         // satisfies `required`.
         schema::apply_defaults(&kind.schema, &mut value);
-        let causes = validation::schema_causes(&kind.schema, &value);
-        if !causes.is_empty() {
-            let name = crate::api::object::name(&value).to_string();
-            // Built-in kinds fail to decode (400); custom resources fail
-            // validation (422), as in Kubernetes.
-            let code = if kind.origin == Origin::BuiltIn {
-                400
-            } else {
-                422
-            };
-            return Err(kind.invalid(&name, causes, code));
-        }
+        schema_problems(kind, &value, schema::validate(&kind.schema, &value))?;
         schema::normalize(&kind.schema, &mut value);
         Ok(value)
+    }
+
+    /// The type and value problems of the fields an apply configuration
+    /// has, found before its ownership is compared with the live object's
+    /// (a conflict is an answer for valid requests only).
+    pub fn check_present_fields(kind: &KindSpec, config: &Value) -> Result<(), ApiError> {
+        schema_problems(kind, config, schema::validate_present(&kind.schema, config))
     }
 
     /// Resolves a `resourceVersion` parameter for a read that must be "not
@@ -253,6 +289,28 @@ impl Store {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
+}
+
+/// A body's schema problems as the kind's error: built-in kinds fail to
+/// decode (400), custom resources fail validation (422), as in Kubernetes;
+/// an integer beyond int64 fails decoding for every kind.
+fn schema_problems(
+    kind: &KindSpec,
+    value: &Value,
+    errors: Vec<schema::FieldError>,
+) -> Result<(), ApiError> {
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let undecodable = errors.iter().any(schema::FieldError::is_integer_overflow);
+    let code = if kind.origin == Origin::BuiltIn || undecodable {
+        400
+    } else {
+        422
+    };
+    let causes = errors.iter().map(validation::cause).collect();
+    let name = crate::api::object::name(value).to_string();
+    Err(kind.invalid(&name, causes, code))
 }
 
 /// 504 for a resourceVersion the store has not reached.

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
-use crate::api::kind::KindSpec;
+use crate::api::kind::{KindSpec, Origin};
 use crate::api::managed::Managed;
 use crate::api::store::{Store, Subresource, WriteOptions, ownership, storage_error};
 use crate::api::{keys, meta, object};
@@ -259,6 +259,18 @@ impl Store {
         }
         Store::place_in_namespace(kind, ns, &mut obj)?;
         let precondition = super::parse_rv(object::meta_str(&obj, "resourceVersion"))?;
+        // Custom resources have no unconditional updates, as in Kubernetes.
+        if precondition.is_none() && kind.origin != Origin::BuiltIn {
+            return Err(kind.invalid(
+                name,
+                vec![Cause::new(
+                    "FieldValueInvalid",
+                    "metadata.resourceVersion",
+                    "Invalid value: 0x0: must be specified for an update",
+                )],
+                422,
+            ));
+        }
         let body = obj;
         let result = self
             .guaranteed_update(kind, ns, name, opts, |_current| {
@@ -314,6 +326,16 @@ impl Store {
             }
             if precondition.is_some_and(|rv| rv != kv.mod_revision.get()) {
                 return Err(kind.conflict(name, MODIFIED));
+            }
+            if let Some(uid) = object::meta_str(&new, "uid").filter(|u| !u.is_empty())
+                && uid != object::uid(&old)
+            {
+                let uid = uid.to_string();
+                return Err(kind.invalid(
+                    name,
+                    vec![Cause::invalid("metadata.uid", &uid, "field is immutable")],
+                    422,
+                ));
             }
             meta::preserve_on_update(&mut new, &old);
             match opts.subresource {
@@ -549,6 +571,7 @@ impl Store {
                     ]));
                 }
             };
+            object::check_url_names(&patched, name, ns)?;
             let pinned = object::meta_str(&patched, "resourceVersion").map(str::to_string);
             let current_rv = object::meta_str(current, "resourceVersion").map(str::to_string);
             let (object, warnings) = Store::admit(

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::names::Namer;
 use super::schema_json::Flavor;
+use crate::api::bodies::{delete_options, eviction, scale};
 use crate::api::schema::Schema;
 
 /// Which shared definitions a document needs.
@@ -52,25 +53,6 @@ fn status() -> Schema {
     .describe("Status is a return value for calls that don't return other objects.")
 }
 
-fn delete_options() -> Schema {
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("dryRun", Schema::string_list().atomic_list()),
-        ("gracePeriodSeconds", Schema::integer_i64()),
-        ("kind", Schema::string()),
-        ("orphanDependents", Schema::boolean()),
-        (
-            "preconditions",
-            Schema::object([
-                ("resourceVersion", Schema::string()),
-                ("uid", Schema::string()),
-            ]),
-        ),
-        ("propagationPolicy", Schema::string()),
-    ])
-    .describe("DeleteOptions may be provided when deleting an API object.")
-}
-
 fn watch_event() -> Schema {
     Schema::object([
         ("object", Schema::free_form_object()),
@@ -83,30 +65,6 @@ fn watch_event() -> Schema {
 fn patch() -> Schema {
     Schema::free_form_object().describe(
         "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.",
-    )
-}
-
-fn scale() -> Schema {
-    Schema::resource([
-        (
-            "spec",
-            Schema::object([("replicas", Schema::integer_i32())]),
-        ),
-        (
-            "status",
-            Schema::object([
-                ("replicas", Schema::integer_i32()),
-                ("selector", Schema::string()),
-            ])
-            .required(["replicas"]),
-        ),
-    ])
-    .describe("Scale represents a scaling request for a resource.")
-}
-
-fn eviction() -> Schema {
-    Schema::resource([("deleteOptions", delete_options())]).describe(
-        "Eviction evicts a pod from its node subject to certain policies and safety constraints.",
     )
 }
 
@@ -141,19 +99,19 @@ pub fn definitions(namer: &Namer, flavor: Flavor, needs: Needs) -> Vec<(String, 
         ),
         (
             delete_options_name.clone(),
-            flavor.schema(&delete_options()),
+            flavor.schema(&delete_options::schema()),
         ),
         (namer.meta("WatchEvent"), flavor.schema(&watch_event())),
         (namer.meta("Patch"), flavor.schema(&patch())),
     ];
     if needs.scale {
-        let mut def = with_ref(flavor, &scale(), "metadata", &object_meta);
+        let mut def = with_ref(flavor, &scale::schema(), "metadata", &object_meta);
         def["x-kubernetes-group-version-kind"] =
             json!([{"group": "autoscaling", "kind": "Scale", "version": "v1"}]);
         defs.push((namer.api_type("autoscaling", "v1", "Scale"), def));
     }
     if needs.eviction {
-        let mut def = with_ref(flavor, &eviction(), "metadata", &object_meta);
+        let mut def = with_ref(flavor, &eviction::schema(), "metadata", &object_meta);
         def["properties"]["deleteOptions"] =
             flavor.field_reference(&delete_options_name, "DeleteOptions may be provided");
         def["x-kubernetes-group-version-kind"] =

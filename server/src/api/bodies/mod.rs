@@ -1,0 +1,92 @@
+//! Request bodies that are not objects of the kind addressed — DeleteOptions,
+//! an Eviction, a Scale — each with its schema (also published in OpenAPI)
+//! and one decoding step that handlers run before any storage operation, so
+//! no handler acts on a body it has not validated.
+
+pub mod delete_options;
+pub mod eviction;
+pub mod scale;
+
+use serde_json::Value;
+
+use crate::api::error::ApiError;
+use crate::api::schema::{self, Schema};
+use crate::api::validation;
+
+/// What a body must be: an object whose kind (when it names one) is
+/// `kind`, whose fields have the schema's types.
+pub(crate) struct BodyType<'a> {
+    /// The Go type Kubernetes decodes into (`DeleteOptions`, `Scale`).
+    pub kind: &'static str,
+    /// The group of that type, for the Invalid status (`meta.k8s.io`).
+    pub group: &'a str,
+    /// apiVersions the body may name (any when empty).
+    pub api_versions: &'a [&'a str],
+    pub schema: &'a Schema,
+}
+
+impl BodyType<'_> {
+    /// Checks shape, kind, apiVersion and field types; a problem is a 400.
+    pub fn check(&self, value: &Value) -> Result<(), ApiError> {
+        let Some(obj) = value.as_object() else {
+            return Err(ApiError::BadRequest(format!(
+                "the body of the request must be a {} object, not {}",
+                self.kind,
+                json_type(value)
+            )));
+        };
+        if let Some(k) = obj
+            .get("kind")
+            .and_then(Value::as_str)
+            .filter(|k| !k.is_empty())
+            && k != self.kind
+        {
+            return Err(ApiError::BadRequest(format!(
+                "the kind in the data ({k}) does not match the expected kind ({})",
+                self.kind
+            )));
+        }
+        if let Some(v) = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+            && !self.api_versions.is_empty()
+            && !self.api_versions.contains(&v)
+        {
+            return Err(ApiError::BadRequest(format!(
+                "the API version in the data ({v}) does not match the expected API version ({})",
+                self.api_versions[0]
+            )));
+        }
+        let causes = validation::schema_causes(self.schema, value);
+        if causes.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::Invalid {
+            kind: self.kind.into(),
+            group: self.group.into(),
+            name: String::new(),
+            causes,
+            code: 400,
+        })
+    }
+
+    /// Undeclared fields of the body (`spec.foo`), for `fieldValidation`.
+    #[must_use]
+    pub fn unknown_fields(&self, value: &Value) -> Vec<String> {
+        schema::unknown_fields(self.schema, value)
+    }
+}
+
+/// How Go's decoder names a JSON value's type in its errors.
+#[must_use]
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
