@@ -92,7 +92,16 @@ fn a_record_torn_by_a_kill_is_recoverable_and_repair_cuts_exactly_it() {
             (&json!(bytes), &json!(rev))
         );
 
-        // `repair` describes the same cut.
+        // `info` and `repair` describe the same cut.
+        let info = run_on(copy.path(), &["info", "-o", "json"]).ok().json();
+        assert_eq!(
+            (
+                &info["torn_tail"]["offset"],
+                &info["torn_tail"]["bytes"],
+                &info["torn_tail"]["last_revision"]
+            ),
+            (&json!(end), &json!(bytes), &json!(rev))
+        );
         let dry = run_on(copy.path(), &["repair", "--dry-run", "-o", "json"])
             .ok()
             .json();

@@ -543,6 +543,7 @@ fn zeros_kept_ahead_of_appends_are_no_torn_tail_but_a_torn_record_is() {
     let info = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
     assert_eq!(info["torn_tail"]["offset"], end);
     assert_eq!(info["torn_tail"]["bytes"], torn.len() - end);
+    assert_eq!(info["torn_tail"]["last_revision"], rev);
     // Crash residue (exit 3), and what is cut runs through the zeros.
     let v = run_on(dir.path(), &["verify", "-o", "json"]);
     assert_eq!(v.code, 3, "{}", v.stdout);
