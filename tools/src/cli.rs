@@ -11,7 +11,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Offline inspection, verification, compaction, snapshots and repair of cairn
 /// data directories. Exit codes: 0 success, 1 failure or corruption found,
-/// 2 unusable command line.
+/// 2 unusable command line, 3 (verify) no damage but a torn tail that the next
+/// writable open or `repair` truncates.
 #[derive(Parser, Debug)]
 #[command(name = "cairn-store", version, disable_help_subcommand = true)]
 pub struct Cli {
@@ -55,7 +56,12 @@ pub enum Command {
         #[command(flatten)]
         out: OutputArg,
     },
-    /// Check every record's checksum and the format's invariants; exit 1 on corruption.
+    /// Check every record's checksum and the format's invariants.
+    ///
+    /// Exit 0 when nothing is damaged (warnings aside), 1 when committed data
+    /// is damaged, 3 when all there is to fix is a torn tail at the end of the
+    /// active segment: crash residue of an unacknowledged write, which the
+    /// next writable open or `cairn-store repair` truncates.
     Verify {
         #[command(flatten)]
         dir: DataDir,

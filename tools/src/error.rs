@@ -1,6 +1,14 @@
 //! The tool's one error type, and the exit code each kind of failure gives.
+//!
+//! Exit codes: 0 success; 1 failure, or damage that loses committed data;
+//! 2 unusable command line; 3 (`verify` only) nothing damaged, but crash
+//! residue the next writable open or `repair` truncates.
 
 use std::io;
+
+/// `verify`'s exit code when the only thing found is a torn tail of the
+/// active segment: an interrupted write that was never acknowledged.
+pub const EXIT_RECOVERABLE: u8 = 3;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,8 @@
 //! Damaged directories through the real binary: `verify` names the file and
 //! byte offset of a flipped byte and exits 1; a torn tail is reported by
-//! `verify`, refused by writing commands, and cut by `repair`, which reports
-//! exactly what it dropped; damage `repair` must not cut is refused.
+//! `verify` as recoverable (exit 3), refused by writing commands, and cut by
+//! `repair`, which reports exactly what it dropped; damage `repair` must not
+//! cut is refused. `crash_residue.rs` tells residue from damage in detail.
 
 mod common;
 
@@ -162,16 +163,20 @@ fn a_torn_tail_is_reported_refused_and_cut_by_repair() {
     cut(&last, cut_at);
     let dropped = (cut_at - start) as u64;
 
-    let found = errors(dir.path());
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0]["file"], name(&last));
-    assert_eq!(found[0]["offset"], start);
-    assert_eq!(found[0]["length"], dropped);
-    assert!(
-        found[0]["problem"]
-            .as_str()
-            .expect("text")
-            .starts_with("torn tail")
+    // Crash residue, not damage: exit 3, and the tail apart from the problems.
+    let v = run_on(dir.path(), &["verify", "-o", "json"]);
+    assert_eq!((v.code, v.stderr.as_str()), (3, ""), "{}", v.stdout);
+    let j = v.json();
+    assert_eq!(j["problems"], serde_json::json!([]));
+    let t = &j["recoverable"][0];
+    assert_eq!(
+        (&t["file"], &t["offset"], &t["bytes"], &t["last_revision"]),
+        (
+            &name(&last).into(),
+            &start.into(),
+            &dropped.into(),
+            &(rev - 1).into()
+        )
     );
 
     // Read commands still work (read-only opens never repair) and say so.

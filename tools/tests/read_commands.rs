@@ -543,5 +543,13 @@ fn zeros_kept_ahead_of_appends_are_no_torn_tail_but_a_torn_record_is() {
     let info = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
     assert_eq!(info["torn_tail"]["offset"], end);
     assert_eq!(info["torn_tail"]["bytes"], torn.len() - end);
-    assert_eq!(run_on(dir.path(), &["verify"]).code, 1);
+    assert_eq!(info["torn_tail"]["last_revision"], rev);
+    // Crash residue (exit 3), and what is cut runs through the zeros.
+    let v = run_on(dir.path(), &["verify", "-o", "json"]);
+    assert_eq!(v.code, 3, "{}", v.stdout);
+    let t = &v.json()["recoverable"][0];
+    assert_eq!(
+        (&t["offset"], &t["bytes"]),
+        (&end.into(), &(torn.len() - end).into())
+    );
 }

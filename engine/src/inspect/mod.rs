@@ -28,7 +28,7 @@ pub use log::Log;
 pub use records::{LogFilter, LogOp, LogRecord, LogSummary, TornTail, View};
 pub use repair::{RepairAction, RepairReport, repair, torn_tail};
 pub use segments::SegmentInfo;
-pub use verify::{Problem, Severity, VerifyReport, verify};
+pub use verify::{Problem, Recoverable, Severity, VerifyReport, verify};
 
 /// Bytes of the engine's files in `dir` (manifest, segments, sidecars): the
 /// work [`verify`] does, for a progress bar.

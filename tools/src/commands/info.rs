@@ -42,6 +42,7 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             "bytes_reclaimable": stats.bytes_reclaimable,
             "torn_tail": torn.as_ref().map(|t| json!({
                 "file": file_name(&t.file), "offset": t.offset, "bytes": t.bytes,
+                "last_revision": stats.current_revision.get(), "recoverable": true,
             })),
             "segments": segments.iter().map(segment_json).collect::<Vec<Value>>(),
         }))?;
@@ -80,10 +81,12 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
         rows.push((
             "torn tail",
             format!(
-                "{} bytes at offset {} of {} (`cairn-store repair` truncates them)",
+                "{} bytes at offset {} of {} after revision {} (crash residue, recoverable: the \
+                 next writable open or `cairn-store repair` truncates them)",
                 t.bytes,
                 t.offset,
-                file_name(&t.file)
+                file_name(&t.file),
+                stats.current_revision
             ),
         ));
     }

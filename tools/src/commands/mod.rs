@@ -21,7 +21,7 @@ use crate::output::Out;
 use crate::progress;
 
 /// Runs one command; `Ok` carries the exit code (verify gives 1 for
-/// corruption after printing its report).
+/// corruption, 3 for crash residue alone, after printing its report).
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = Out::new();
     let code = match cli.command {

@@ -18,8 +18,12 @@
 //! A bad record is skipped by its own length when a valid record follows
 //! there, else by searching for the next valid record, so every damaged
 //! place is reported. A bad record in the last segment with no valid record
-//! after it is a torn tail (an error: `repair` truncates it), unless another
-//! process holds the directory's lock: then it is a write in flight, and
+//! after it is a torn tail: what a kill mid-append leaves, never
+//! acknowledged, and exactly what a writable open or `repair` truncates. It
+//! is crash residue, not damage, so it is reported apart from the problems
+//! ([`VerifyReport::recoverable`]). In a sealed segment the same bytes are
+//! damage: sealing wrote every record whole. While another process holds
+//! the directory's lock, such a tail is a write in flight (a warning), and
 //! the run starts with a warning that files may change under it.
 //!
 //! Segments are read with large sequential `pread`s (see `stream`) by
@@ -39,6 +43,7 @@ use crate::codec::{FORMAT_VERSION, Manifest};
 use crate::error::{Error, Result};
 use crate::index::Loc;
 use crate::inspect::dir::list_data_dir;
+use crate::inspect::records::TornTail;
 use crate::lock::{LOCK_FILE, lock_holder};
 use crate::manifest::manifest_path;
 use crate::options::Options;
@@ -98,6 +103,20 @@ impl Problem {
     }
 }
 
+/// Crash residue [`verify`] found: a torn tail at the end of the active
+/// segment that no valid record follows. Nothing in it was acknowledged, so
+/// cutting it (as the next writable open or `repair` does) loses no
+/// committed write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recoverable {
+    /// The active segment, where the cut falls, the bytes cut (the torn
+    /// record and everything after it) and why the record there is not valid.
+    pub tail: TornTail,
+    /// The directory's revision once the tail is cut: the last valid
+    /// record's before it, or the compaction point if newer.
+    pub last_revision: Revision,
+}
+
 /// What [`verify`] found.
 #[derive(Clone, Debug, Default)]
 pub struct VerifyReport {
@@ -117,8 +136,10 @@ pub struct VerifyReport {
     pub ops: u64,
     /// Bytes of the files checked.
     pub bytes: u64,
-    /// Everything found, in file order.
+    /// Everything found, in file order, but crash residue.
     pub problems: Vec<Problem>,
+    /// The active segment's torn tail, if it has one (not among `problems`).
+    pub recoverable: Option<Recoverable>,
 }
 
 impl VerifyReport {
@@ -268,6 +289,13 @@ pub fn verify(
         }
         damaged |= out.damaged_after_last || (out.first.is_none() && !out.problems.is_empty());
         prev = out.last.or(prev);
+        if let Some(tail) = out.torn {
+            let last_revision = prev.map_or(0, |e| e.revision);
+            report.recoverable = Some(Recoverable {
+                tail,
+                last_revision: Revision(last_revision.max(report.compacted_revision.get())),
+            });
+        }
         report.records += out.records;
         report.ops += out.ops;
         problems.append(&mut out.problems);

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use crate::codec::{FILE_HEADER_LEN, HeaderError, SEGMENT_MAGIC, decode_file_header};
+use crate::inspect::records::TornTail;
 use crate::inspect::stream::{Next, Stream, next_record, resync};
 use crate::inspect::verify::sidecar::SidecarCheck;
 use crate::inspect::verify::{Problem, Severity, record};
@@ -14,7 +15,8 @@ pub(super) struct Job {
     pub id: u64,
     pub path: PathBuf,
     /// The active segment: a bad record with nothing valid after it is a
-    /// torn tail there, and it has no sidecar.
+    /// torn tail there (crash residue, see [`Outcome::torn`]), and it has no
+    /// sidecar.
     pub last: bool,
     pub sidecar: Option<PathBuf>,
     /// A segment the manifest names before this one is missing.
@@ -44,6 +46,8 @@ pub(super) struct Outcome {
     /// Damage after the last valid record.
     pub damaged_after_last: bool,
     pub problems: Vec<Problem>,
+    /// The active segment ends in a torn tail (not among `problems`).
+    pub torn: Option<TornTail>,
 }
 
 /// Order rules between consecutive valid records `prev` and `next`, given
@@ -197,16 +201,13 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
                 break;
             }
             Ok(None) if job.last => {
-                out.problems.push(Problem::record(
-                    &job.path,
-                    pos,
-                    s.len() - pos,
-                    format!(
-                        "torn tail: {failure}, and no valid record follows: {} bytes of an \
-                         interrupted, unacknowledged write (`cairn-store repair` truncates them)",
-                        s.len() - pos
-                    ),
-                ));
+                // Exactly what recovery cuts: not damage, as nothing in it was acknowledged.
+                out.torn = Some(TornTail {
+                    file: job.path.clone(),
+                    offset: pos,
+                    bytes: s.len() - pos,
+                    reason: failure.to_string(),
+                });
                 break;
             }
             Ok(None) => {
