@@ -43,10 +43,18 @@ pub enum DecodeError {
     NotAMapping(&'static str),
 }
 
+/// Bodies from this size on have their arrays sized exactly before they
+/// are read: a `Value` is 72 bytes, so a 2 MB body of a million numbers is a
+/// 72 MB array, and growing it by doubling would cost half as much again.
+const PRESIZE_ARRAYS_FROM: usize = 64 * 1024;
+
 /// Parses one JSON value (any type; callers needing an object check it).
 pub fn parse_json(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut state = State::default();
+    if bytes.len() >= PRESIZE_ARRAYS_FROM {
+        state.array_lengths = array_lengths(bytes).unwrap_or_default();
+    }
     let value = ValueSeed { state: &mut state }
         .deserialize(&mut de)
         .map_err(|e| DecodeError::Json(e.to_string()))?;
@@ -100,6 +108,69 @@ fn yaml_error(e: serde_saphyr::Error) -> DecodeError {
     DecodeError::Yaml(text.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
+/// The element count of every array in a JSON text, in the order the
+/// arrays open (the order the parser reads them in); `None` when the text
+/// is not well nested, which the parser then reports.
+fn array_lengths(bytes: &[u8]) -> Option<Vec<usize>> {
+    /// An open array (its slot in the result) or object (`None`).
+    struct Open {
+        slot: Option<usize>,
+        commas: usize,
+        items: bool,
+    }
+    fn item(stack: &mut [Open]) {
+        if let Some(top) = stack.last_mut() {
+            top.items = true;
+        }
+    }
+    let mut lengths = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                item(&mut stack);
+                i += 1;
+                loop {
+                    let at = i + memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+                    if bytes[at] == b'"' {
+                        i = at;
+                        break;
+                    }
+                    i = at + 2;
+                }
+            }
+            open @ (b'[' | b'{') => {
+                item(&mut stack);
+                let slot = (open == b'[').then(|| {
+                    lengths.push(0);
+                    lengths.len() - 1
+                });
+                stack.push(Open {
+                    slot,
+                    commas: 0,
+                    items: false,
+                });
+            }
+            b']' | b'}' => {
+                let open = stack.pop()?;
+                if let Some(slot) = open.slot {
+                    lengths[slot] = if open.items { open.commas + 1 } else { 0 };
+                }
+            }
+            b',' => {
+                if let Some(top) = stack.last_mut() {
+                    top.commas += 1;
+                }
+            }
+            b' ' | b'\n' | b'\r' | b'\t' | b':' => {}
+            _ => item(&mut stack),
+        }
+        i += 1;
+    }
+    Some(lengths)
+}
+
 #[derive(Default)]
 struct State {
     /// Path of the node being read; children append and truncate back.
@@ -108,6 +179,19 @@ struct State {
     /// Kubernetes turns YAML into JSON text before decoding, and Go writes a
     /// whole float (`5.0`, `1e3`) as an integer there; YAML input does too.
     whole_floats_are_integers: bool,
+    /// Element counts of the arrays still to be read, in order (empty:
+    /// arrays grow as they are read).
+    array_lengths: Vec<usize>,
+    arrays_read: usize,
+}
+
+impl State {
+    /// The capacity for the next array the parser opens.
+    fn next_array_capacity(&mut self, size_hint: Option<usize>) -> usize {
+        let known = self.array_lengths.get(self.arrays_read).copied();
+        self.arrays_read += 1;
+        known.unwrap_or_else(|| size_hint.unwrap_or(0).min(1024))
+    }
 }
 
 /// Reads any value, recording duplicate keys in `state`.
@@ -195,7 +279,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        let mut items = Vec::with_capacity(self.state.next_array_capacity(seq.size_hint()));
         let base = self.state.path.len();
         loop {
             let _ = write!(self.state.path, "[{}]", items.len());
@@ -390,6 +474,29 @@ mod tests {
                 .to_string()
                 .starts_with("invalid JSON: ")
         );
+    }
+
+    #[test]
+    fn array_lengths_follow_the_order_arrays_open_in() {
+        let text =
+            br#"{"a": [1, [2, 3], "x,]", {"b": [], "c": [{"d": [true]}]}], "e": ["\"[", 4]}"#;
+        assert_eq!(array_lengths(text), Some(vec![4, 2, 0, 1, 1, 2]));
+        assert_eq!(array_lengths(b"[[], [[]], [ ]]"), Some(vec![3, 0, 1, 0, 0]));
+        assert_eq!(array_lengths(b"[1, 2"), Some(vec![0]));
+        assert_eq!(array_lengths(b"]"), None);
+        assert_eq!(array_lengths(br#"["unterminated"#), None);
+        // A large body is read with its arrays sized exactly, to the same value.
+        let big = format!(
+            "{{\"a\": [{}], \"b\": [[1], [], \"]\"]}}",
+            vec!["0"; 40_000].join(",")
+        );
+        let parsed = parse_json(big.as_bytes()).expect("valid");
+        assert_eq!(parsed.value["a"].as_array().map(Vec::len), Some(40_000));
+        assert_eq!(
+            parsed.value["a"].as_array().map(Vec::capacity),
+            Some(40_000)
+        );
+        assert_eq!(parsed.value["b"], json!([[1], [], "]"]));
     }
 
     #[test]
