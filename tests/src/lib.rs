@@ -110,6 +110,12 @@ impl Server {
         panic!("server did not become ready; log:\n{}", self.log_text());
     }
 
+    /// The server's process id (while it runs).
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// What the server wrote to stderr.
     #[must_use]
     pub fn log_text(&self) -> String {
