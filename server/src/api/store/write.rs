@@ -1,6 +1,6 @@
 //! Create, update (PUT) and patch: one admission pipeline, one optimistic
-//! update loop (`guaranteed_update`) retried on races unless the client
-//! pinned a resourceVersion.
+//! update loop (`guaranteed_update`) that re-reads the object after a lost
+//! race and decides again.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -282,8 +282,10 @@ impl Store {
 
     /// The optimistic read-modify-write loop behind PUT and PATCH: `mutate`
     /// gets the current object (with its resourceVersion) and returns the new
-    /// one; a concurrent change restarts the loop unless the client pinned a
-    /// resourceVersion, which then answers 409.
+    /// one; a concurrent change restarts the loop. A client's pinned
+    /// resourceVersion is checked against each read, so after a lost race it
+    /// answers 409 only if the object is still there (404 once it is gone),
+    /// as Kubernetes' GuaranteedUpdate re-reads before it reports.
     pub(crate) async fn guaranteed_update(
         &self,
         kind: &Arc<KindSpec>,
@@ -382,9 +384,6 @@ impl Store {
                         created: false,
                         warnings,
                     });
-                }
-                Err(StorageError::GuardFailed { .. }) if precondition.is_some() => {
-                    return Err(kind.conflict(name, MODIFIED));
                 }
                 Err(StorageError::GuardFailed { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
