@@ -260,23 +260,32 @@ impl Store {
         Store::place_in_namespace(kind, ns, &mut obj)?;
         let precondition = super::parse_rv(object::meta_str(&obj, "resourceVersion"))?;
         let body = obj;
-        let result = self
-            .guaranteed_update(kind, ns, name, opts, |_current| {
-                Ok(Mutation {
-                    object: body.clone(),
-                    precondition,
-                    warnings: warnings.clone(),
-                    managed: None,
+        loop {
+            let result = self
+                .guaranteed_update(kind, ns, name, opts, |_current| {
+                    Ok(Mutation {
+                        object: body.clone(),
+                        precondition,
+                        warnings: warnings.clone(),
+                        managed: None,
+                    })
                 })
-            })
-            .await;
-        match result {
-            Err(ApiError::NotFound { .. }) if kind.allow_create_on_update => {
-                let mut obj = body;
-                object::metadata_mut(&mut obj).remove("resourceVersion");
-                self.create_admitted(kind, ns, obj, warnings, opts).await
+                .await;
+            match result {
+                Err(ApiError::NotFound { .. }) if kind.allow_create_on_update => {}
+                other => return other,
             }
-            other => other,
+            let mut obj = body.clone();
+            object::metadata_mut(&mut obj).remove("resourceVersion");
+            match self
+                .create_admitted(kind, ns, obj, warnings.clone(), opts)
+                .await
+            {
+                // Another writer created it since it was found missing: this
+                // PUT updates theirs, as Kubernetes retries it.
+                Err(ApiError::AlreadyExists { .. }) => {}
+                created => return created,
+            }
         }
     }
 
