@@ -9,6 +9,7 @@
 pub mod client;
 pub mod clients;
 pub mod k8s_proto;
+pub mod linearizability;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -247,9 +247,8 @@ impl Store {
                         None => Deleted::Removed(with_rv(current, c.revision)),
                     });
                 }
-                Err(StorageError::GuardFailed { .. }) if opts.precondition_rv.is_some() => {
-                    return Err(kind.conflict(name, "the object has been modified; please apply your changes to the latest version and try again"));
-                }
+                // Lost a race: the preconditions are checked again against
+                // what is there now (gone is 404, not a conflict).
                 Err(StorageError::GuardFailed { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
             }

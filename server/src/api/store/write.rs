@@ -1,6 +1,6 @@
 //! Create, update (PUT) and patch: one admission pipeline, one optimistic
-//! update loop (`guaranteed_update`) retried on races unless the client
-//! pinned a resourceVersion.
+//! update loop (`guaranteed_update`) that re-reads the object after a lost
+//! race and decides again.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -272,30 +272,41 @@ impl Store {
             ));
         }
         let body = obj;
-        let result = self
-            .guaranteed_update(kind, ns, name, opts, |_current| {
-                Ok(Mutation {
-                    object: body.clone(),
-                    precondition,
-                    warnings: warnings.clone(),
-                    managed: None,
+        loop {
+            let result = self
+                .guaranteed_update(kind, ns, name, opts, |_current| {
+                    Ok(Mutation {
+                        object: body.clone(),
+                        precondition,
+                        warnings: warnings.clone(),
+                        managed: None,
+                    })
                 })
-            })
-            .await;
-        match result {
-            Err(ApiError::NotFound { .. }) if kind.allow_create_on_update => {
-                let mut obj = body;
-                object::metadata_mut(&mut obj).remove("resourceVersion");
-                self.create_admitted(kind, ns, obj, warnings, opts).await
+                .await;
+            match result {
+                Err(ApiError::NotFound { .. }) if kind.allow_create_on_update => {}
+                other => return other,
             }
-            other => other,
+            let mut obj = body.clone();
+            object::metadata_mut(&mut obj).remove("resourceVersion");
+            match self
+                .create_admitted(kind, ns, obj, warnings.clone(), opts)
+                .await
+            {
+                // Another writer created it since it was found missing: this
+                // PUT updates theirs, as Kubernetes retries it.
+                Err(ApiError::AlreadyExists { .. }) => {}
+                created => return created,
+            }
         }
     }
 
     /// The optimistic read-modify-write loop behind PUT and PATCH: `mutate`
     /// gets the current object (with its resourceVersion) and returns the new
-    /// one; a concurrent change restarts the loop unless the client pinned a
-    /// resourceVersion, which then answers 409.
+    /// one; a concurrent change restarts the loop. A client's pinned
+    /// resourceVersion is checked against each read, so after a lost race it
+    /// answers 409 only if the object is still there (404 once it is gone),
+    /// as Kubernetes' GuaranteedUpdate re-reads before it reports.
     pub(crate) async fn guaranteed_update(
         &self,
         kind: &Arc<KindSpec>,
@@ -404,9 +415,6 @@ impl Store {
                         created: false,
                         warnings,
                     });
-                }
-                Err(StorageError::GuardFailed { .. }) if precondition.is_some() => {
-                    return Err(kind.conflict(name, MODIFIED));
                 }
                 Err(StorageError::GuardFailed { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
