@@ -344,3 +344,53 @@ fn single_object_calls_are_linearizable() {
     }
     assert!(failed.is_empty(), "not linearizable: {}", failed.join("; "));
 }
+
+/// Two server-side applies of one configuration racing on a missing object:
+/// one creates it, the other merges into it (as Kubernetes retries the
+/// loser), so the answers are one 201 and one 200, never AlreadyExists.
+#[test]
+fn applies_racing_on_a_missing_object_create_once_and_merge() {
+    const PAIRS: usize = 8;
+    let s = Server::start(&[]);
+    let barrier = Arc::new(Barrier::new(2 * PAIRS));
+    let threads: Vec<_> = (0..2 * PAIRS)
+        .map(|id| {
+            let barrier = Arc::clone(&barrier);
+            let port = s.port;
+            std::thread::spawn(move || {
+                let mut answers = Vec::new();
+                for round in 0..ROUNDS {
+                    let name = format!("applied-{round}-{}", id / 2);
+                    let body = format!(
+                        "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"{name}\"}},\"data\":{{\"k\":\"v\"}}}}"
+                    );
+                    let path = format!(
+                        "/api/v1/namespaces/default/configmaps/{name}?fieldManager=racer"
+                    );
+                    barrier.wait();
+                    let r = client::request(
+                        port,
+                        "PATCH",
+                        &path,
+                        &[("Content-Type", "application/apply-patch+yaml")],
+                        Some(body.as_bytes()),
+                    )
+                    .expect("apply answered");
+                    answers.push((name, r.status, r.text()));
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut by_object: BTreeMap<String, Vec<u16>> = BTreeMap::new();
+    for t in threads {
+        for (name, status, text) in t.join().expect("client thread") {
+            assert!(matches!(status, 200 | 201), "{name}: {status} {text}");
+            by_object.entry(name).or_default().push(status);
+        }
+    }
+    for (name, mut statuses) in by_object {
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 201], "{name}");
+    }
+}

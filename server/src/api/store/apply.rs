@@ -79,57 +79,65 @@ impl Store {
         let uid = object::meta_str(&config, "uid").map(str::to_owned);
         let info = WriterInfo::new(kind, opts);
         let scope = scope(kind, opts.subresource);
-        let result = self
-            .guaranteed_update(kind, ns, name, opts, |live| {
-                if let Some(uid) = uid.as_deref().filter(|u| !u.is_empty()) {
-                    let live_uid = object::meta_str(live, "uid").unwrap_or_default();
-                    if uid != live_uid {
-                        return Err(kind.conflict(
-                            name,
-                            &format!(
-                                "Precondition failed: UID in precondition: {uid}, UID in object meta: {live_uid}"
-                            ),
-                        ));
+        loop {
+            let result = self
+                .guaranteed_update(kind, ns, name, opts, |live| {
+                    if let Some(uid) = uid.as_deref().filter(|u| !u.is_empty()) {
+                        let live_uid = object::meta_str(live, "uid").unwrap_or_default();
+                        if uid != live_uid {
+                            return Err(kind.conflict(
+                                name,
+                                &format!(
+                                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {live_uid}"
+                                ),
+                            ));
+                        }
                     }
-                }
-                let mut managed =
-                    Managed::decode(live.pointer("/metadata/managedFields")).unwrap_or_default();
-                let merged = managed::apply(
-                    &kind.schema,
-                    Some(live),
-                    &config,
-                    &mut managed,
-                    &info.writer(),
-                    force,
-                    scope,
-                )
-                .map_err(managed::conflict_error)?;
-                Ok(Mutation {
-                    object: Store::complete(kind, merged)?,
-                    precondition,
-                    warnings: warnings.clone(),
-                    managed: Some(managed),
+                    let mut managed = Managed::decode(live.pointer("/metadata/managedFields"))
+                        .unwrap_or_default();
+                    let merged = managed::apply(
+                        &kind.schema,
+                        Some(live),
+                        &config,
+                        &mut managed,
+                        &info.writer(),
+                        force,
+                        scope,
+                    )
+                    .map_err(managed::conflict_error)?;
+                    Ok(Mutation {
+                        object: Store::complete(kind, merged)?,
+                        precondition,
+                        warnings: warnings.clone(),
+                        managed: Some(managed),
+                    })
                 })
-            })
-            .await;
-        match result {
-            Err(ApiError::NotFound { .. }) if opts.subresource.is_none() => {
-                let mut managed = Managed::default();
-                let created = managed::apply(
-                    &kind.schema,
-                    None,
-                    &config,
-                    &mut managed,
-                    &info.writer(),
-                    force,
-                    scope,
-                )
-                .map_err(managed::conflict_error)?;
-                let created = Store::complete(kind, without_uid(created))?;
-                self.create_tracked(kind, ns, created, warnings, opts, Some(managed))
-                    .await
+                .await;
+            match result {
+                Err(ApiError::NotFound { .. }) if opts.subresource.is_none() => {}
+                other => return other,
             }
-            other => other,
+            let mut managed = Managed::default();
+            let created = managed::apply(
+                &kind.schema,
+                None,
+                &config,
+                &mut managed,
+                &info.writer(),
+                force,
+                scope,
+            )
+            .map_err(managed::conflict_error)?;
+            let created = Store::complete(kind, without_uid(created))?;
+            match self
+                .create_tracked(kind, ns, created, warnings.clone(), opts, Some(managed))
+                .await
+            {
+                // Another writer created it since it was found missing: this
+                // apply merges into theirs instead.
+                Err(ApiError::AlreadyExists { .. }) => {}
+                created => return created,
+            }
         }
     }
 }
