@@ -2,9 +2,9 @@
 //! port with its own data directory, and talks plain HTTP/1.1 to it.
 //!
 //! The binary is found next to the test executable's directory
-//! (`target/<profile>/cairn-apiserver`, built by `cargo build -p
-//! cairn-apiserver`, which the README's test command runs first) or at
-//! `$CAIRN_APISERVER_BIN`.
+//! (`target/<profile>/cairn-apiserver`, which `cargo test --workspace`, the
+//! README's test command, builds in the same profile because the server
+//! package has integration tests of its own) or at `$CAIRN_APISERVER_BIN`.
 
 pub mod client;
 pub mod clients;
@@ -35,7 +35,7 @@ pub fn binary() -> PathBuf {
         .join("cairn-apiserver");
     assert!(
         bin.exists(),
-        "{} is missing: run `cargo build -p cairn-apiserver` first (the README test command does)",
+        "{} is missing: run `cargo test --workspace` (the README test command) or `cargo build -p cairn-apiserver` first",
         bin.display()
     );
     bin

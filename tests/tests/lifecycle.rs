@@ -1,11 +1,12 @@
 //! Server lifecycle against the real binary: namespaces (bootstrap,
 //! Terminating, content removal), restart on the same data, graceful
-//! SIGTERM, Event TTL, and flag errors.
+//! SIGTERM and Event TTL. (Flag errors are tested beside the binary, in
+//! server/tests/command_line.rs.)
 
 use std::process::Command;
 use std::time::Duration;
 
-use cairn_tests::{Server, binary, event, wait_until};
+use cairn_tests::{Server, event, wait_until};
 use serde_json::json;
 
 #[test]
@@ -179,37 +180,6 @@ fn events_expire_after_the_event_ttl() {
     });
     // Namespaces do not expire.
     assert_eq!(s.get("/api/v1/namespaces/default").status, 200);
-}
-
-#[test]
-fn bad_flags_exit_with_one_line() {
-    for args in [
-        vec!["--no-such-flag"],
-        vec!["--event-ttl", "soon"],
-        vec!["--feature-gates", "Nope=true"],
-        vec!["--insecure-port", "99999"],
-    ] {
-        let out = Command::new(binary()).args(&args).output().expect("run");
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    }
-    let help = Command::new(binary()).arg("--help").output().expect("run");
-    assert!(help.status.success());
-    let text = String::from_utf8_lossy(&help.stdout);
-    for flag in [
-        "--data-dir",
-        "--insecure-bind-address",
-        "--insecure-port",
-        "--api-domain",
-        "--event-ttl",
-        "--feature-gates",
-        "--max-request-bytes",
-        "--shutdown-delay-duration",
-        "--livez-grace-period",
-    ] {
-        assert!(text.contains(flag), "{flag} undocumented");
-    }
 }
 
 #[test]
