@@ -11,7 +11,7 @@ use crate::api::kinds;
 use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
-use crate::http::{self, AppState, health::Health};
+use crate::http::{self, health::Health, openapi};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
@@ -22,6 +22,17 @@ const HOOKS: [&str; 5] = [
     "start-garbage-collector",
     "start-compaction",
 ];
+
+/// The application's state: what request handlers and controllers share.
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub health: Arc<Health>,
+    /// Flips to `true` when the server stops: watches and controllers end on it.
+    pub shutdown: watch::Receiver<bool>,
+    /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
+    pub openapi: openapi::Documents,
+}
 
 /// Resolves when the process is asked to stop.
 async fn stop_signal() {
@@ -68,9 +79,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("bootstrap-namespaces");
     let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
     health.hook_done("start-namespace-controller");
-    let mut registered = controllers::crd::Registered::new();
-    controllers::crd::sync(&state.store, &config.api_domain, &mut registered).await;
-    let crd_controller = tokio::spawn(controllers::crd::run(Arc::clone(&state)));
+    let crds = controllers::crd::Controller::start(&state.store, &config.api_domain)
+        .await
+        .map_err(|e| format!("listing CustomResourceDefinitions failed: {e}"))?;
+    let crd_controller = tokio::spawn(crds.run(Arc::clone(&state)));
     health.hook_done("start-apiextensions-controllers");
     let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
     health.hook_done("start-garbage-collector");

@@ -2,9 +2,8 @@
 //! every interval, history older than one interval is compacted away.
 
 use std::sync::Arc;
-use std::time::SystemTime;
 
-use crate::http::AppState;
+use crate::app::AppState;
 
 /// Runs until the server stops.
 pub async fn run(state: Arc<AppState>) {
@@ -18,18 +17,10 @@ pub async fn run(state: Arc<AppState>) {
             () = tokio::time::sleep(interval) => {}
             _ = shutdown.changed() => return,
         }
-        let storage = &state.store.storage;
-        let Some(target) = SystemTime::now()
-            .checked_sub(interval)
-            .and_then(|t| storage.revision_at(t))
-        else {
-            continue;
-        };
-        if target > storage.compacted_revision() {
-            match storage.compact(target) {
-                Ok(()) => tracing::info!(revision = target.get(), "compacted history"),
-                Err(e) => tracing::error!(error = %e, "compaction failed"),
-            }
+        match state.store.compact_older_than(interval) {
+            Ok(Some(revision)) => tracing::info!(revision = revision.get(), "compacted history"),
+            Ok(None) => {}
+            Err(e) => tracing::error!(error = %e, "compaction failed"),
         }
     }
 }

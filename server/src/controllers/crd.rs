@@ -9,13 +9,13 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 
 use crate::api::error::ApiError;
+use crate::api::informer::{Cache, Informer};
 use crate::api::kind::{KindSpec, Origin};
 use crate::api::kinds::crd::cleanup_finalizer;
 use crate::api::kinds::custom_resource::kinds_for_crd;
 use crate::api::object;
 use crate::api::store::{DeleteOptions, ListOptions, Store, Subresource};
-use crate::http::AppState;
-use crate::storage::KeyRange;
+use crate::app::AppState;
 use crate::util::time;
 
 /// The CRD kind itself.
@@ -181,13 +181,16 @@ async fn clean_up(
 /// are not rebuilt (their CEL rules recompiled) on every pass.
 pub type Registered = HashMap<String, i64>;
 
-/// One pass over every CRD. Returns whether to look again soon.
-pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> bool {
+/// One pass over every CRD (as the informer has them). Returns whether to
+/// look again soon.
+pub async fn sync(
+    store: &Store,
+    domain: &str,
+    registered: &mut Registered,
+    crds: &Cache<Value>,
+) -> bool {
     let kind = crd_kind(store, domain);
-    let Ok(page) = store.list(&kind, None, &ListOptions::default()).await else {
-        return true;
-    };
-    let mut crds = page.items;
+    let mut crds: Vec<&Value> = crds.values().collect();
     // A contested name stays with the CRD that has it, else the oldest.
     crds.sort_by_cached_key(|crd| {
         let accepted = crd
@@ -205,7 +208,7 @@ pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> b
     let mut again = false;
     let mut claimed: Vec<(String, String, String)> = Vec::new();
     let mut live = HashSet::new();
-    for crd in &crds {
+    for crd in crds {
         let name = object::name(crd).to_string();
         live.insert(name.clone());
         if object::is_terminating(crd) {
@@ -281,29 +284,73 @@ pub async fn sync(store: &Store, domain: &str, registered: &mut Registered) -> b
     again
 }
 
-/// Runs until the server stops: syncs on every CRD change, and every few
-/// hundred milliseconds while work remains.
-pub async fn run(state: Arc<AppState>) {
-    let store = &state.store;
-    let domain = state.config.api_domain.clone();
-    let prefix = crate::api::keys::collection_prefix(&crd_kind(store, &domain), None);
-    let mut shutdown = state.shutdown.clone();
-    let mut registered = Registered::new();
-    loop {
-        let from = store.storage.current_revision();
-        let again = sync(store, &domain, &mut registered).await;
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(&prefix), from) else {
-            return;
-        };
-        let pause = if again {
-            Duration::from_millis(200)
-        } else {
-            Duration::from_secs(30)
-        };
-        tokio::select! {
-            ev = watch.next() => if ev.is_none() { return },
-            () = tokio::time::sleep(pause) => {}
-            _ = shutdown.changed() => return,
+/// The CRD controller: an informer of CRDs, and the kinds it registered.
+pub struct Controller {
+    informer: Informer,
+    crds: Cache<Value>,
+    registered: Registered,
+    domain: String,
+}
+
+impl Controller {
+    /// Lists the CRDs and registers their kinds, so that the server serves
+    /// them from its first request.
+    pub async fn start(store: &Store, domain: &str) -> Result<Controller, ApiError> {
+        let mut informer = Informer::for_kind(store, &crd_kind(store, domain));
+        let mut crds = Cache::new(|kv| Store::decode_stored(kv).ok());
+        while !crds.is_synced() {
+            match informer.next().await {
+                Some(update) => crds.apply(update?),
+                None => return Err(ApiError::ServiceUnavailable("storage closed".into())),
+            };
+        }
+        let mut registered = Registered::new();
+        sync(store, domain, &mut registered, &crds).await;
+        Ok(Controller {
+            informer,
+            crds,
+            registered,
+            domain: domain.to_string(),
+        })
+    }
+
+    /// Runs until the server stops: syncs on every CRD change, and every
+    /// few hundred milliseconds while work remains.
+    pub async fn run(mut self, state: Arc<AppState>) {
+        let store = &state.store;
+        let mut shutdown = state.shutdown.clone();
+        let mut again = false;
+        loop {
+            while let Some(update) = self.informer.try_next() {
+                match update {
+                    Ok(update) => {
+                        self.crds.apply(update);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "listing CRDs failed; retrying");
+                        break;
+                    }
+                }
+            }
+            if self.crds.is_synced() {
+                again = sync(store, &self.domain, &mut self.registered, &self.crds).await;
+            }
+            let pause = if again || !self.crds.is_synced() {
+                Duration::from_millis(200)
+            } else {
+                Duration::from_secs(30)
+            };
+            tokio::select! {
+                update = self.informer.next() => match update {
+                    Some(Ok(update)) => {
+                        self.crds.apply(update);
+                    }
+                    Some(Err(_)) => tokio::time::sleep(Duration::from_millis(200)).await,
+                    None => return,
+                },
+                () = tokio::time::sleep(pause) => {}
+                _ = shutdown.changed() => return,
+            }
         }
     }
 }

@@ -10,11 +10,12 @@ use serde_json::{Value, json};
 
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
+use crate::api::informer::KeyValue;
+use crate::api::informer::{Cache, Informer};
 use crate::api::kinds::namespace_strategy::{FINALIZER, IMMORTAL, spec_finalizers};
 use crate::api::object;
 use crate::api::store::{DeleteOptions, ListOptions, Store, WriteOptions};
-use crate::http::AppState;
-use crate::storage::{EventKind, KeyRange};
+use crate::app::AppState;
 
 /// The API server itself creates the immortal namespaces, as Kubernetes'
 /// bootstrap controller does (their managedFields name it).
@@ -101,17 +102,9 @@ async fn finalize(store: &Store, ns: &Value) -> Result<bool, ApiError> {
 }
 
 /// Finalizes every terminating namespace; returns whether to look again soon.
-async fn sweep(store: &Store) -> bool {
-    let kind = store
-        .registry
-        .lookup("", "v1", "namespaces")
-        .expect("namespaces are built in")
-        .clone();
-    let Ok(page) = store.list(&kind, None, &ListOptions::default()).await else {
-        return true;
-    };
+async fn sweep(store: &Store, terminating: &Cache<Value>) -> bool {
     let mut again = false;
-    for ns in page.items.iter().filter(|n| object::is_terminating(n)) {
+    for ns in terminating.values() {
         match finalize(store, ns).await {
             Ok(more) => again |= more,
             Err(e) => {
@@ -123,8 +116,15 @@ async fn sweep(store: &Store) -> bool {
     again
 }
 
-/// Runs until the server stops: sweeps at start, on every namespace change,
-/// and every few seconds while work remains.
+/// A stored namespace, kept only while it is terminating (the only ones
+/// this controller acts on).
+fn terminating(kv: &KeyValue) -> Option<Value> {
+    let ns = Store::decode_stored(kv).ok()?;
+    object::is_terminating(&ns).then_some(ns)
+}
+
+/// Runs until the server stops: sweeps once the namespaces are listed, on
+/// every namespace change, and every few seconds while work remains.
 pub async fn run(state: Arc<AppState>) {
     let store = &state.store;
     let kind = store
@@ -132,23 +132,37 @@ pub async fn run(state: Arc<AppState>) {
         .lookup("", "v1", "namespaces")
         .expect("namespaces are built in")
         .clone();
-    let prefix = crate::api::keys::collection_prefix(&kind, None);
+    let mut informer = Informer::for_kind(store, &kind);
+    let mut namespaces = Cache::new(terminating);
     let mut shutdown = state.shutdown.clone();
+    let mut again = false;
     loop {
-        let from = store.storage.current_revision();
-        let again = sweep(store).await;
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(&prefix), from) else {
-            return;
-        };
-        let pause = if again {
+        while let Some(update) = informer.try_next() {
+            match update {
+                Ok(update) => {
+                    namespaces.apply(update);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "listing namespaces failed; retrying");
+                    again = true;
+                    break;
+                }
+            }
+        }
+        if namespaces.is_synced() {
+            again = sweep(store, &namespaces).await;
+        }
+        let pause = if again || !namespaces.is_synced() {
             Duration::from_millis(500)
         } else {
             Duration::from_secs(30)
         };
         tokio::select! {
-            ev = watch.next() => match ev {
-                Some(Ok(ev)) if ev.kind == EventKind::Put => {}
-                Some(_) => {}
+            update = informer.next() => match update {
+                Some(Ok(update)) => {
+                    namespaces.apply(update);
+                }
+                Some(Err(_)) => tokio::time::sleep(Duration::from_millis(500)).await,
                 None => return,
             },
             () = tokio::time::sleep(pause) => {}

@@ -37,24 +37,11 @@ use tokio::net::TcpListener;
 use tokio::sync::watch as signal;
 
 use crate::api::error::ApiError;
-use crate::api::store::Store;
-use crate::config::Config;
+use crate::app::AppState;
 use body::Body;
-use health::Health;
 use params::Query;
 use respond::Writer;
 use router::Route;
-
-/// Everything a request handler needs.
-pub struct AppState {
-    pub store: Store,
-    pub config: Arc<Config>,
-    pub health: Arc<Health>,
-    /// Flips to `true` when the server stops: watches end on it.
-    pub shutdown: signal::Receiver<bool>,
-    /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
-    pub openapi: openapi::Documents,
-}
 
 /// Handles one request.
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Body> {

@@ -17,6 +17,8 @@ use crate::api::served;
 use crate::api::store::{
     DeleteOptions, Deleted, ListPage, Store, Subresource, delete::success_status,
 };
+use crate::app::AppState;
+use crate::http::auth;
 use crate::http::body::{Body, read_limited};
 use crate::http::compress::Uncompressed;
 use crate::http::list_body::ListBody;
@@ -26,7 +28,6 @@ use crate::http::protobuf::{self, decode_body};
 use crate::http::respond::Writer;
 use crate::http::router::RequestInfo;
 use crate::http::stream_map::map_lines;
-use crate::http::{AppState, auth};
 use crate::http::{cbor, subresource, table, watch};
 use http_body_util::BodyExt;
 

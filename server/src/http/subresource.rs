@@ -15,7 +15,7 @@ use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
 use crate::api::store::Subresource;
-use crate::http::AppState;
+use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};

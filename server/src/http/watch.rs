@@ -22,7 +22,7 @@ use crate::api::kind::KindSpec;
 use crate::api::served::write_object;
 use crate::api::store::read::selected;
 use crate::api::store::{ListOptions, ResourceVersionMatch, Store, parse_rv};
-use crate::http::AppState;
+use crate::app::AppState;
 use crate::http::body::{Body, Gathered, channel};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;

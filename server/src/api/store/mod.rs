@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod delete;
 pub mod grace;
+pub mod history;
 pub mod ownership;
 pub mod read;
 pub mod write;

@@ -15,41 +15,12 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use crate::api::error::ApiError;
+use crate::api::keys::Located;
 use crate::api::kind::KindSpec;
+use crate::api::object;
 use crate::api::store::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
-use crate::api::store::{DeleteOptions, Store, storage_error};
-use crate::api::{keys, object};
+use crate::api::store::{DeleteOptions, Store};
 use crate::controllers::gc::graph::Graph;
-
-/// An object of the store, located by its key.
-pub struct Located {
-    pub kind: Arc<KindSpec>,
-    pub namespace: Option<String>,
-    pub name: String,
-}
-
-/// The kind, namespace and name a storage key belongs to.
-pub fn locate(store: &Store, key: &[u8]) -> Option<Located> {
-    let key = std::str::from_utf8(key).ok()?;
-    let kind = store
-        .registry
-        .storage_kinds()
-        .into_iter()
-        .filter(|k| key.starts_with(&k.storage.prefix))
-        .max_by_key(|k| k.storage.prefix.len())?;
-    let rest = &key[kind.storage.prefix.len()..];
-    let (namespace, name) = if kind.namespaced {
-        let (ns, name) = rest.split_once('/')?;
-        (Some(ns.to_string()), name)
-    } else {
-        (None, rest)
-    };
-    Some(Located {
-        kind,
-        namespace,
-        name: name.to_string(),
-    })
-}
 
 /// How a dependent's owner reference stands.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,13 +63,8 @@ fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> Own
     };
     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
     let uid = reference.get("uid").and_then(Value::as_str).unwrap_or("");
-    let key = keys::object_key(&kind, ns, name);
-    let owner = match store.storage.get(&key, None) {
-        Ok(got) => match got.kv {
-            Some(kv) => Store::decode_stored(&kv).ok(),
-            None => None,
-        },
-        Err(_) => return OwnerState::Unresolved,
+    let Ok(owner) = store.current(&kind, ns, name) else {
+        return OwnerState::Unresolved;
     };
     match owner {
         Some(o) if object::uid(&o) == uid => {
@@ -118,11 +84,7 @@ fn reference_uid(reference: &Value) -> &str {
 
 /// The object at `at` now, if it exists.
 fn read(store: &Store, at: &Located) -> Result<Option<Value>, ApiError> {
-    let key = keys::object_key(&at.kind, at.namespace.as_deref(), &at.name);
-    match store.storage.get(&key, None).map_err(storage_error)?.kv {
-        Some(kv) => Store::decode_stored(&kv).map(Some),
-        None => Ok(None),
-    }
+    store.current(&at.kind, at.namespace.as_deref(), &at.name)
 }
 
 /// Rewrites an object's metadata (the collector is a system writer).
@@ -162,7 +124,7 @@ fn retain_references(obj: &mut Value, keep: impl Fn(&str) -> bool) {
 
 /// Looks at one object; an error asks for another look later.
 pub async fn process(store: &Store, graph: &Graph, key: &Bytes) -> Result<(), ApiError> {
-    let Some(at) = locate(store, key) else {
+    let Some(at) = store.registry.locate(key) else {
         return Ok(());
     };
     let Some(obj) = read(store, &at)? else {
@@ -192,7 +154,7 @@ async fn orphan_dependents(
 ) -> Result<(), ApiError> {
     let uid = object::uid(owner).to_string();
     for key in graph.dependents(&uid) {
-        if let Some(at) = locate(store, &key) {
+        if let Some(at) = store.registry.locate(&key) {
             edit(store, &at, |obj| retain_references(obj, |u| u != uid)).await?;
         }
     }
@@ -211,7 +173,7 @@ async fn delete_dependents(
     let uid = object::uid(owner).to_string();
     let mut blocked = false;
     for key in graph.dependents(&uid) {
-        let Some(at) = locate(store, &key) else {
+        let Some(at) = store.registry.locate(&key) else {
             continue;
         };
         let Some(dependent) = read(store, &at)? else {
@@ -307,7 +269,7 @@ pub async fn expire(
     key: &Bytes,
     now: std::time::SystemTime,
 ) -> Result<Option<std::time::SystemTime>, ApiError> {
-    let Some(at) = locate(store, key) else {
+    let Some(at) = store.registry.locate(key) else {
         return Ok(None);
     };
     let Some(obj) = read(store, &at)? else {

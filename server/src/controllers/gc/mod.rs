@@ -2,10 +2,10 @@
 //! stored collection (background, foreground and orphan propagation), and
 //! ends graceful deletions whose grace period is over.
 //!
-//! One task watches the whole `/registry/` range from a full scan's
-//! revision; the graph (graph.rs) turns changes into objects to look at,
+//! One task follows an informer of every stored collection (a list, then
+//! its changes); the graph (graph.rs) turns them into objects to look at,
 //! and collect.rs decides from the objects' current state. Idle, it only
-//! waits on the watch; ordinary writes cost two byte searches.
+//! waits on the informer; ordinary writes cost two byte searches.
 
 mod collect;
 mod graph;
@@ -16,13 +16,11 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 
+use crate::api::informer::{Informer, Update};
 use crate::api::store::Store;
-use crate::http::AppState;
-use crate::storage::{EventKind, KeyRange, RangeOptions, Revision, StorageError, Watch};
+use crate::app::AppState;
 use graph::{Graph, Work};
 
-/// The whole store: every collection's keys start here.
-const REGISTRY: &[u8] = b"/registry/";
 /// How soon a failed look is retried.
 const RETRY: Duration = Duration::from_millis(500);
 
@@ -47,33 +45,17 @@ impl Collector {
         }
     }
 
-    /// Builds the graph from every stored object at `revision`.
-    fn scan(&mut self, store: &Store, revision: Revision) -> bool {
-        let opts = RangeOptions {
-            at: Some(revision),
-            limit: 0,
-            count_total: false,
-        };
-        let Ok(all) = store.storage.range(&KeyRange::prefix(REGISTRY), opts) else {
-            return false;
-        };
+    /// Takes in what the informer saw; a fresh list starts a fresh graph.
+    fn observe(&mut self, update: Update) {
         let mut work = Work::default();
-        for kv in &all.items {
-            self.graph.put(&kv.key, &kv.value, &mut work);
-        }
-        self.absorb(work);
-        true
-    }
-
-    fn observe(&mut self, event: &crate::storage::Event) {
-        let mut work = Work::default();
-        match (event.kind, &event.kv) {
-            (EventKind::Put, Some(kv)) => self.graph.put(&event.key, &kv.value, &mut work),
-            _ => self.graph.delete(
-                &event.key,
-                event.prev.as_ref().map(|p| &p.value[..]),
-                &mut work,
-            ),
+        match update {
+            Update::Reset => *self = Collector::default(),
+            Update::Put { kv, .. } => self.graph.put(&kv.key, &kv.value, &mut work),
+            Update::Deleted { key, prev, .. } => {
+                self.graph
+                    .delete(&key, prev.as_ref().map(|p| &p.value[..]), &mut work);
+            }
+            Update::Synced { .. } => {}
         }
         self.absorb(work);
     }
@@ -131,70 +113,36 @@ impl Collector {
     }
 }
 
-/// Runs until the server stops; a lost watch (compaction, lag) restarts it
-/// from a fresh scan.
+/// Runs until the server stops.
 pub async fn run(state: Arc<AppState>) {
     let store = &state.store;
     let mut shutdown = state.shutdown.clone();
+    let mut informer = Informer::for_every_collection(store);
+    let mut collector = Collector::default();
     loop {
-        let mut collector = Collector::default();
-        let from = store.storage.current_revision();
-        if !collector.scan(store, from) {
-            tokio::select! {
-                () = tokio::time::sleep(RETRY) => continue,
-                _ = shutdown.changed() => return,
-            }
-        }
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(REGISTRY), from) else {
-            return;
-        };
-        let mut seen = from;
-        'watching: loop {
-            collector.work(store).await;
-            // Take what is already queued before looking at the objects again.
-            while let Some(ready) = watch.try_next() {
-                match ready {
-                    Ok(event) => {
-                        seen = event.revision;
-                        collector.observe(&event);
-                    }
-                    Err(e) => match resume(store, &e, seen) {
-                        Some(resumed) => watch = resumed,
-                        None => break 'watching,
-                    },
+        // Take what is already known before looking at the objects again.
+        while let Some(ready) = informer.try_next() {
+            match ready {
+                Ok(update) => collector.observe(update),
+                Err(e) => {
+                    tracing::warn!(error = %e, "garbage collector cannot list; retrying");
+                    collector.retry_at.get_or_insert(SystemTime::now() + RETRY);
+                    break;
                 }
             }
-            if !collector.queue.is_empty() {
-                continue;
-            }
-            tokio::select! {
-                event = watch.next() => match event {
-                    Some(Ok(event)) => {
-                        seen = event.revision;
-                        collector.observe(&event);
-                    }
-                    Some(Err(e)) => match resume(store, &e, seen) {
-                        Some(resumed) => watch = resumed,
-                        None => break 'watching,
-                    },
-                    None => return,
-                },
-                () = tokio::time::sleep(collector.idle_for()) => {}
-                _ = shutdown.changed() => return,
-            }
+        }
+        collector.work(store).await;
+        if !collector.queue.is_empty() {
+            continue;
+        }
+        tokio::select! {
+            update = informer.next() => match update {
+                Some(Ok(update)) => collector.observe(update),
+                Some(Err(_)) => tokio::time::sleep(RETRY).await,
+                None => return,
+            },
+            () = tokio::time::sleep(collector.idle_for()) => {}
+            _ = shutdown.changed() => return,
         }
     }
-}
-
-/// After a watch ends with an error: a watch that lagged behind resumes
-/// after the last event seen (from retained history); anything else
-/// (compaction) needs a fresh scan (`None`).
-fn resume(store: &Store, error: &StorageError, seen: Revision) -> Option<Watch> {
-    if matches!(error, StorageError::Lagged { .. })
-        && let Ok(watch) = store.storage.watch(KeyRange::prefix(REGISTRY), seen)
-    {
-        return Some(watch);
-    }
-    tracing::info!(error = %error, "garbage collector watch lost; rescanning");
-    None
 }

@@ -1,0 +1,136 @@
+use std::sync::Arc;
+
+use crate::storage::embedded::Embedded;
+use crate::storage::{Revision, Storage, Txn};
+
+use super::{Cache, Informer, Update};
+
+fn storage(dir: &std::path::Path) -> Arc<dyn Storage> {
+    Arc::new(Embedded::open(dir).expect("open"))
+}
+
+async fn put(s: &Arc<dyn Storage>, key: &str, value: &str) -> Revision {
+    s.commit(Txn::new().put(key.as_bytes().to_vec(), value.as_bytes().to_vec()))
+        .await
+        .expect("commit")
+        .revision
+}
+
+fn shape(update: &Update) -> String {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    match update {
+        Update::Reset => "reset".into(),
+        Update::Put { kv, prev } => format!(
+            "put {}={} prev={:?}",
+            text(&kv.key),
+            text(&kv.value),
+            prev.as_ref().map(|p| text(&p.value))
+        ),
+        Update::Deleted { key, prev, .. } => format!(
+            "delete {} prev={:?}",
+            text(key),
+            prev.as_ref().map(|p| text(&p.value))
+        ),
+        Update::Synced { .. } => "synced".into(),
+    }
+}
+
+async fn take(informer: &mut Informer, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let update = informer.next().await.expect("open").expect("update");
+        out.push(shape(&update));
+    }
+    out
+}
+
+#[tokio::test]
+async fn lists_then_watches_its_prefix_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = storage(dir.path());
+    put(&s, "/registry/a/1", "one").await;
+    put(&s, "/registry/b/1", "other").await;
+    let mut informer = Informer::over(Arc::clone(&s), b"/registry/a/".to_vec());
+    assert_eq!(
+        take(&mut informer, 3).await,
+        ["reset", "put /registry/a/1=one prev=None", "synced"]
+    );
+    put(&s, "/registry/b/2", "ignored").await;
+    put(&s, "/registry/a/1", "uno").await;
+    s.commit(Txn::new().delete(b"/registry/a/1".to_vec()))
+        .await
+        .expect("delete");
+    assert_eq!(
+        take(&mut informer, 2).await,
+        [
+            "put /registry/a/1=uno prev=Some(\"one\")",
+            "delete /registry/a/1 prev=Some(\"uno\")"
+        ]
+    );
+    assert!(informer.try_next().is_none());
+    s.close();
+}
+
+#[tokio::test]
+async fn a_watch_lost_to_compaction_lists_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = storage(dir.path());
+    put(&s, "/registry/a/1", "v0").await;
+    let mut informer = Informer::over(Arc::clone(&s), b"/registry/a/".to_vec());
+    let mut cache = Cache::new(|kv| Some(String::from_utf8_lossy(&kv.value).into_owned()));
+    while !cache.is_synced() {
+        cache.apply(informer.next().await.expect("open").expect("update"));
+    }
+    // The informer is not read while far more commit batches go by than a
+    // watcher may fall behind by; then history is compacted past them.
+    let mut last = Revision::default();
+    for i in 0..1100 {
+        last = put(&s, "/registry/a/1", &format!("v{}", i + 1)).await;
+    }
+    put(&s, "/registry/a/2", "two").await;
+    s.compact(last).expect("compact");
+    let mut updates = Vec::new();
+    while let Some(update) = informer.try_next() {
+        let update = update.expect("update");
+        updates.push(shape(&update));
+        cache.apply(update);
+        if !updates.iter().any(|u| u == "reset") && updates.len() > 2000 {
+            break;
+        }
+    }
+    assert!(
+        updates.iter().any(|u| u == "reset"),
+        "{:?}",
+        &updates[..5.min(updates.len())]
+    );
+    let values: Vec<&String> = cache.values().collect();
+    assert_eq!(values, ["v1100", "two"]);
+    assert!(cache.is_synced());
+    s.close();
+}
+
+#[tokio::test]
+async fn a_cache_keeps_what_its_projection_makes_something_of() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = storage(dir.path());
+    put(&s, "/registry/n/a", "keep").await;
+    put(&s, "/registry/n/b", "drop").await;
+    let mut informer = Informer::over(Arc::clone(&s), b"/registry/n/".to_vec());
+    let mut cache = Cache::new(|kv| (&kv.value[..] == b"keep").then(|| kv.key.clone()));
+    while !cache.is_synced() {
+        cache.apply(informer.next().await.expect("open").expect("update"));
+    }
+    assert_eq!(cache.len(), 1);
+    // An object that stops mattering leaves the cache; a delete of one it
+    // never kept changes nothing.
+    put(&s, "/registry/n/a", "drop").await;
+    assert!(cache.apply(informer.next().await.expect("open").expect("update")));
+    assert!(cache.is_empty());
+    s.commit(Txn::new().delete(b"/registry/n/b".to_vec()))
+        .await
+        .expect("delete");
+    assert!(!cache.apply(informer.next().await.expect("open").expect("update")));
+    assert!(!cache.apply(Update::Reset));
+    assert!(!cache.is_synced());
+    s.close();
+}
