@@ -2,6 +2,8 @@
 //! queue in batches, writes every record of a batch, syncs once (group commit),
 //! then publishes to the index and watchers and answers every caller.
 
+mod plan;
+mod publish;
 pub(crate) mod writer;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -14,13 +14,13 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use crate::codec::{
-    FILE_HEADER_LEN, HeaderError, OP_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, SEGMENT_MAGIC,
-    TxnHeader, decode_file_header, walk_body,
+    FILE_HEADER_LEN, HeaderError, OP_HEADER_LEN, OpKind, RECORD_PREFIX_LEN, TxnHeader, walk_body,
 };
 use crate::error::{Error, Result};
 use crate::inspect::dir::list_data_dir;
 use crate::inspect::records::{LogFilter, LogOp, LogRecord, LogSummary, TornTail, View};
-use crate::inspect::stream::{Next, Stream, next_record, resync};
+use crate::inspect::stream::Stream;
+use crate::inspect::walk::{SegmentWalk, Step};
 use crate::options::Options;
 use crate::record::{EventKind, time_from_micros};
 use crate::revision::Revision;
@@ -237,9 +237,12 @@ impl Log {
             .file
             .try_clone()
             .map_err(|e| Error::io("open", &seg.path, e))?;
-        let mut s = Stream::new(file, seg.path.clone())?;
-        let head = s.window(0, FILE_HEADER_LEN)?;
-        match decode_file_header(head, SEGMENT_MAGIC) {
+        let mut walk = SegmentWalk::new(
+            Stream::new(file, seg.path.clone())?,
+            self.max_body,
+            progress,
+        );
+        match walk.header()? {
             Ok(id) if id == seg.id => {}
             Ok(id) => {
                 return Err(Error::corrupt(
@@ -266,23 +269,16 @@ impl Log {
                 ));
             }
         }
-        let mut pos = FILE_HEADER_LEN as u64;
-        let mut reported = 0;
-        loop {
-            let read = s.bytes_read();
-            if read > reported {
-                progress(read - reported);
-                reported = read;
-            }
-            let failure = match next_record(&mut s, pos, self.max_body)? {
-                Next::End => return Ok((ControlFlow::Continue(()), None)),
-                Next::Record(record) => {
+        let failure = loop {
+            match walk.step()? {
+                Step::End => return Ok((ControlFlow::Continue(()), None)),
+                Step::Record { offset, record } => {
                     let (len, body) = (record.len(), &record[RECORD_PREFIX_LEN..]);
                     let header = header_of(body);
                     if header.revision <= *last_rev {
                         return Err(Error::corrupt(
                             &seg.path,
-                            pos,
+                            offset,
                             format!(
                                 "revision {} does not follow revision {}",
                                 header.revision, *last_rev
@@ -290,27 +286,17 @@ impl Log {
                         ));
                     }
                     *last_rev = header.revision;
-                    if f(pos, len, body, &header)?.is_break() {
+                    if f(offset, len, body, &header)?.is_break() {
                         return Ok((ControlFlow::Break(()), None));
                     }
-                    pos += len as u64;
-                    continue;
                 }
-                Next::Bad(reason) => reason,
-            };
-            if !last || resync(&mut s, pos, self.max_body, *last_rev)?.is_some() {
-                return Err(Error::corrupt(&seg.path, pos, failure));
+                Step::Bad { reason, .. } => break reason,
             }
-            return Ok((
-                ControlFlow::Continue(()),
-                Some(TornTail {
-                    file: seg.path.clone(),
-                    offset: pos,
-                    bytes: s.len() - pos,
-                    reason: failure.to_string(),
-                }),
-            ));
+        };
+        if !last || walk.resync(*last_rev)?.is_some() {
+            return Err(Error::corrupt(&seg.path, walk.offset(), failure));
         }
+        Ok((ControlFlow::Continue(()), Some(walk.torn_tail(failure))))
     }
 }
 

@@ -22,6 +22,7 @@ mod repair;
 mod segments;
 pub(crate) mod stream;
 pub(crate) mod verify;
+mod walk;
 
 pub use history::KeyVersion;
 pub use log::Log;

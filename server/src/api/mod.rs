@@ -14,6 +14,7 @@ pub mod meta;
 pub mod object;
 pub mod patch;
 pub mod protobuf;
+pub mod quantity;
 pub mod registry;
 pub mod schema;
 pub mod selectors;

@@ -4,11 +4,12 @@
 
 use std::path::PathBuf;
 
-use crate::codec::{FILE_HEADER_LEN, HeaderError, SEGMENT_MAGIC, decode_file_header};
+use crate::codec::{FILE_HEADER_LEN, HeaderError};
 use crate::inspect::records::TornTail;
-use crate::inspect::stream::{Next, Stream, next_record, resync};
+use crate::inspect::stream::Stream;
 use crate::inspect::verify::sidecar::SidecarCheck;
 use crate::inspect::verify::{Problem, Severity, record};
+use crate::inspect::walk::{SegmentWalk, Step};
 
 /// A segment to verify.
 pub(super) struct Job {
@@ -87,8 +88,8 @@ pub(super) fn order_problem(
 
 pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn Fn(u64)) -> Outcome {
     let mut out = Outcome::default();
-    let mut s = match Stream::open(&job.path) {
-        Ok(s) => s,
+    let mut walk = match Stream::open(&job.path) {
+        Ok(s) => SegmentWalk::new(s, max_body, progress),
         Err(e) => {
             out.problems
                 .push(Problem::error(&job.path, 0, format!("cannot read: {e}")));
@@ -99,7 +100,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
         .sidecar
         .as_ref()
         .and_then(|p| SidecarCheck::open(p, job.id, &mut out.problems));
-    if !header_ok(job, &mut s, &mut out.problems) {
+    if !header_ok(job, &mut walk, &mut out.problems) {
         out.damaged_after_last = true;
         if let Some(sc) = sidecar {
             out.problems.extend(sc.finish(progress));
@@ -107,25 +108,24 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
         return out;
     }
     let mut entry = Vec::new();
-    let mut pos = FILE_HEADER_LEN as u64;
-    let mut reported = 0;
     loop {
-        let read = s.bytes_read();
-        if read > reported {
-            progress(read - reported);
-            reported = read;
-        }
-        let failure = match next_record(&mut s, pos, max_body) {
+        let (pos, failure) = match walk.step() {
             Err(e) => {
-                out.problems
-                    .push(Problem::error(&job.path, pos, format!("cannot read: {e}")));
+                out.problems.push(Problem::error(
+                    &job.path,
+                    walk.offset(),
+                    format!("cannot read: {e}"),
+                ));
                 break;
             }
-            Ok(Next::End) => break,
-            Ok(Next::Record(rec)) => {
-                let len = rec.len() as u64;
+            Ok(Step::End) => break,
+            Ok(Step::Record {
+                offset: pos,
+                record,
+            }) => {
+                let len = record.len() as u64;
                 let want_entry = sidecar.is_some().then_some(&mut entry);
-                match record::check(rec, pos, want_entry) {
+                match record::check(record, pos, want_entry) {
                     Err(reason) => {
                         out.damaged_after_last = true;
                         out.problems
@@ -162,17 +162,16 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
                         }
                     }
                 }
-                pos += len;
                 continue;
             }
-            Ok(Next::Bad(reason)) => reason,
+            Ok(Step::Bad { offset, reason }) => (offset, reason),
         };
         if let Some(sc) = sidecar.as_mut() {
             sc.abandon();
         }
         out.damaged_after_last = true;
         let after = out.last.map_or(0, |e| e.revision);
-        match resync(&mut s, pos, max_body, after) {
+        match walk.resync(after) {
             Ok(Some(next)) => {
                 out.problems.push(Problem::record(
                     &job.path,
@@ -183,7 +182,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
                         next - pos
                     ),
                 ));
-                pos = next;
+                walk.skip_to(next);
             }
             Ok(None) if job.last && job.live => {
                 out.problems.push(Problem {
@@ -191,7 +190,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
                     ..Problem::record(
                         &job.path,
                         pos,
-                        s.len() - pos,
+                        walk.len() - pos,
                         format!(
                             "{failure} at the end of the active segment of a directory in use: \
                              a write in flight"
@@ -202,19 +201,14 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
             }
             Ok(None) if job.last => {
                 // Exactly what recovery cuts: not damage, as nothing in it was acknowledged.
-                out.torn = Some(TornTail {
-                    file: job.path.clone(),
-                    offset: pos,
-                    bytes: s.len() - pos,
-                    reason: failure.to_string(),
-                });
+                out.torn = Some(walk.torn_tail(failure));
                 break;
             }
             Ok(None) => {
                 out.problems.push(Problem::record(
                     &job.path,
                     pos,
-                    s.len() - pos,
+                    walk.len() - pos,
                     format!("{failure}; no valid record follows in this sealed segment"),
                 ));
                 break;
@@ -226,10 +220,7 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
             }
         }
     }
-    let read = s.bytes_read();
-    if read > reported {
-        progress(read - reported);
-    }
+    walk.report_progress();
     if let Some(sc) = sidecar {
         out.problems.extend(sc.finish(progress));
     }
@@ -237,16 +228,16 @@ pub(super) fn check(job: &Job, compacted: u64, max_body: usize, progress: &dyn F
 }
 
 /// Checks the 32-byte header; `false` when the records cannot be read.
-fn header_ok(job: &Job, s: &mut Stream, problems: &mut Vec<Problem>) -> bool {
-    let len = s.len();
-    let head = match s.window(0, FILE_HEADER_LEN) {
+fn header_ok(job: &Job, walk: &mut SegmentWalk, problems: &mut Vec<Problem>) -> bool {
+    let len = walk.len();
+    let header = match walk.header() {
         Ok(h) => h,
         Err(e) => {
             problems.push(Problem::error(&job.path, 0, format!("cannot read: {e}")));
             return false;
         }
     };
-    let found = match decode_file_header(head, SEGMENT_MAGIC) {
+    let found = match header {
         Ok(found) => found,
         Err(_) if job.last && len <= FILE_HEADER_LEN as u64 => {
             problems.push(Problem::warning(

@@ -10,7 +10,7 @@ use cel::extractors::{Arguments, This};
 use cel::objects::Opaque;
 use cel::{Context, ExecutionError, FunctionContext, Value};
 
-use super::quantity::Quantity;
+use crate::api::quantity::Quantity;
 
 type Result<T> = std::result::Result<T, ExecutionError>;
 

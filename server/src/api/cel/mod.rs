@@ -45,7 +45,6 @@ mod cost;
 mod escape;
 mod eval;
 mod library;
-mod quantity;
 mod rule;
 mod shape;
 
@@ -55,7 +54,6 @@ mod tests;
 pub use compile::MAX_EXPRESSION_BYTES;
 pub use escape::escape;
 pub use eval::{check_costs, validate_rules};
-pub use quantity::Quantity;
 pub use rule::{Rule, compile_rules};
 
 /// Largest estimated cost of one expression (times how often it can run),

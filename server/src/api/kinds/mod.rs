@@ -23,7 +23,6 @@ pub mod pod_qos;
 pub mod pod_spec;
 pub mod pod_strategy;
 pub mod pod_table;
-pub mod quantity;
 pub mod rbac_binding;
 pub mod rbac_role;
 pub mod rbac_table;

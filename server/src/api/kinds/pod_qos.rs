@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::checks::items_at;
-use super::quantity::nanos;
+use crate::api::quantity::nanos;
 
 /// Resources that decide the class; others (GPUs, storage) do not.
 const QOS_RESOURCES: [&str; 2] = ["cpu", "memory"];

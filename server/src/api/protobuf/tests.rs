@@ -1,3 +1,6 @@
+//! Tests of the protobuf encoding: which kinds offer it, round trips, the
+//! shapes of int-or-string, doubles and pods, and refusals of what it cannot carry.
+
 use serde_json::{Value, json};
 
 use super::wire::{Field, Reader, put_bytes, put_int, put_nested};

@@ -1,3 +1,6 @@
+//! Tests of Table rendering: default and CRD printer columns, object
+//! inclusion, elapsed-time cells and the streamed JSON form.
+
 use serde_json::json;
 
 use super::*;

@@ -1,0 +1,66 @@
+//! A kind's strategy: the hooks through which Kubernetes' special rules for
+//! it (defaults, semantic checks, names, deletion) reach the generic store.
+
+use serde_json::Value;
+
+use crate::api::error::{ApiError, Cause};
+
+/// How `metadata.name` is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    /// RFC 1123 subdomain: ≤253, lowercase alphanumerics, `-` and `.`.
+    Subdomain,
+    /// RFC 1123 label: ≤63, lowercase alphanumerics and `-`.
+    Label,
+}
+
+/// What a DELETE does to an object with no finalizers pending.
+pub enum DeleteAction {
+    /// Remove it from storage now.
+    Remove,
+    /// Store this updated object instead (e.g. a namespace turning Terminating).
+    Update(Value),
+}
+
+/// Kind-specific behaviour, called by the generic store in a fixed order:
+/// create: `prepare_for_create` → schema validation → `validate`;
+/// update: `prepare_for_update` → schema validation → `validate_update`.
+/// `&Value` hooks must not change the object (the compiler sees to it).
+pub trait Strategy: Send + Sync {
+    /// Normalises a new object (status defaults, required finalizers).
+    fn prepare_for_create(&self, _obj: &mut Value) {}
+    /// Normalises an update given the stored object.
+    fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
+    /// Semantic checks beyond the schema (answered with 422).
+    fn validate(&self, _obj: &Value) -> Vec<Cause> {
+        Vec::new()
+    }
+    /// Semantic checks of an update.
+    fn validate_update(&self, new: &Value, _old: &Value) -> Vec<Cause> {
+        self.validate(new)
+    }
+    /// The rule for `metadata.name`.
+    fn name_rule(&self) -> NameRule {
+        NameRule::Subdomain
+    }
+    /// Decides what a DELETE does once metadata finalizers are clear.
+    fn on_delete(&self, _obj: &Value) -> Result<DeleteAction, ApiError> {
+        Ok(DeleteAction::Remove)
+    }
+    /// Whether a terminating object (deletionTimestamp set, metadata
+    /// finalizers empty) may now be removed; kinds with their own
+    /// finalization (namespaces' `spec.finalizers`) say when.
+    fn ready_to_remove(&self, _obj: &Value) -> bool {
+        true
+    }
+    /// Kinds deleted gracefully (pods): the grace period a DELETE without
+    /// `gracePeriodSeconds` gets. `None`: deletes take effect at once.
+    fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
+        None
+    }
+}
+
+/// A strategy with every default: plain objects.
+pub struct DefaultStrategy;
+
+impl Strategy for DefaultStrategy {}
