@@ -290,18 +290,21 @@ pub async fn run(state: Arc<AppState>) {
     let mut shutdown = state.shutdown.clone();
     let mut registered = Registered::new();
     loop {
-        let from = store.storage.current_revision();
-        let again = sync(store, &domain, &mut registered).await;
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(&prefix), from) else {
-            return;
+        let Ok(from) = store.current_revision().await else {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                _ = shutdown.changed() => return,
+            }
         };
+        let again = sync(store, &domain, &mut registered).await;
+        let mut watch = store.storage.watch(KeyRange::prefix(&prefix), from);
         let pause = if again {
             Duration::from_millis(200)
         } else {
             Duration::from_secs(30)
         };
         tokio::select! {
-            ev = watch.next() => if ev.is_none() { return },
+            ev = watch.next_batch() => if ev.is_none() { return },
             () = tokio::time::sleep(pause) => {}
             _ = shutdown.changed() => return,
         }

@@ -14,7 +14,7 @@ use crate::api::kinds::namespace_strategy::{FINALIZER, IMMORTAL, spec_finalizers
 use crate::api::object;
 use crate::api::store::{DeleteOptions, ListOptions, Store, WriteOptions};
 use crate::http::AppState;
-use crate::storage::{EventKind, KeyRange};
+use crate::storage::KeyRange;
 
 /// The API server itself creates the immortal namespaces, as Kubernetes'
 /// bootstrap controller does (their managedFields name it).
@@ -135,22 +135,21 @@ pub async fn run(state: Arc<AppState>) {
     let prefix = crate::api::keys::collection_prefix(&kind, None);
     let mut shutdown = state.shutdown.clone();
     loop {
-        let from = store.storage.current_revision();
-        let again = sweep(store).await;
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(&prefix), from) else {
-            return;
+        let Ok(from) = store.current_revision().await else {
+            tokio::select! {
+                () = tokio::time::sleep(Duration::from_secs(1)) => continue,
+                _ = shutdown.changed() => return,
+            }
         };
+        let again = sweep(store).await;
+        let mut watch = store.storage.watch(KeyRange::prefix(&prefix), from);
         let pause = if again {
             Duration::from_millis(500)
         } else {
             Duration::from_secs(30)
         };
         tokio::select! {
-            ev = watch.next() => match ev {
-                Some(Ok(ev)) if ev.kind == EventKind::Put => {}
-                Some(_) => {}
-                None => return,
-            },
+            ev = watch.next_batch() => if ev.is_none() { return },
             () = tokio::time::sleep(pause) => {}
             _ = shutdown.changed() => return,
         }

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::storage::Revision;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
-use cairn_engine::Revision;
 use clap::Parser as _;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -33,7 +33,7 @@ fn kv(json: &[u8], rev: u64) -> KeyValue {
         create_revision: Revision(1),
         mod_revision: Revision(rev),
         version: 1,
-        expires_at: None,
+        lease: None,
     }
 }
 

@@ -81,7 +81,7 @@ fn owner_kind(store: &Store, reference: &Value) -> Option<Arc<KindSpec>> {
     )
 }
 
-fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> OwnerState {
+async fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> OwnerState {
     let Some(kind) = owner_kind(store, reference) else {
         return OwnerState::Unresolved;
     };
@@ -93,7 +93,7 @@ fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> Own
     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
     let uid = reference.get("uid").and_then(Value::as_str).unwrap_or("");
     let key = keys::object_key(&kind, ns, name);
-    let owner = match store.storage.get(&key, None) {
+    let owner = match store.storage.get(&key, None).await {
         Ok(got) => match got.kv {
             Some(kv) => Store::decode_stored(&kv).ok(),
             None => None,
@@ -117,9 +117,15 @@ fn reference_uid(reference: &Value) -> &str {
 }
 
 /// The object at `at` now, if it exists.
-fn read(store: &Store, at: &Located) -> Result<Option<Value>, ApiError> {
+async fn read(store: &Store, at: &Located) -> Result<Option<Value>, ApiError> {
     let key = keys::object_key(&at.kind, at.namespace.as_deref(), &at.name);
-    match store.storage.get(&key, None).map_err(storage_error)?.kv {
+    match store
+        .storage
+        .get(&key, None)
+        .await
+        .map_err(storage_error)?
+        .kv
+    {
         Some(kv) => Store::decode_stored(&kv).map(Some),
         None => Ok(None),
     }
@@ -165,7 +171,7 @@ pub async fn process(store: &Store, graph: &Graph, key: &Bytes) -> Result<(), Ap
     let Some(at) = locate(store, key) else {
         return Ok(());
     };
-    let Some(obj) = read(store, &at)? else {
+    let Some(obj) = read(store, &at).await? else {
         return Ok(());
     };
     if object::is_terminating(&obj) {
@@ -214,7 +220,7 @@ async fn delete_dependents(
         let Some(at) = locate(store, &key) else {
             continue;
         };
-        let Some(dependent) = read(store, &at)? else {
+        let Some(dependent) = read(store, &at).await? else {
             continue;
         };
         let Some(reference) = object::owner_references(&dependent)
@@ -255,7 +261,7 @@ async fn attempt_to_delete(
     let mut gone_or_waiting = Vec::new();
     let mut waiting = false;
     for reference in object::owner_references(obj) {
-        match owner_state(store, namespace, reference) {
+        match owner_state(store, namespace, reference).await {
             OwnerState::Solid => solid = true,
             OwnerState::Unresolved => unresolved = true,
             OwnerState::Dangling => gone_or_waiting.push(reference_uid(reference).to_string()),
@@ -310,7 +316,7 @@ pub async fn expire(
     let Some(at) = locate(store, key) else {
         return Ok(None);
     };
-    let Some(obj) = read(store, &at)? else {
+    let Some(obj) = read(store, &at).await? else {
         return Ok(None);
     };
     let Some(deadline) = crate::api::store::grace::grace_deadline(&obj) else {

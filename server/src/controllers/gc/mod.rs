@@ -18,7 +18,7 @@ use bytes::Bytes;
 
 use crate::api::store::Store;
 use crate::http::AppState;
-use crate::storage::{EventKind, KeyRange, RangeOptions, Revision, StorageError, Watch};
+use crate::storage::{EventKind, Events, KeyRange, RangeOptions, Revision, StorageError, Watch};
 use graph::{Graph, Work};
 
 /// The whole store: every collection's keys start here.
@@ -47,35 +47,36 @@ impl Collector {
         }
     }
 
-    /// Builds the graph from every stored object at `revision`.
-    fn scan(&mut self, store: &Store, revision: Revision) -> bool {
-        let opts = RangeOptions {
-            at: Some(revision),
-            limit: 0,
-            count_total: false,
-        };
-        let Ok(all) = store.storage.range(&KeyRange::prefix(REGISTRY), opts) else {
-            return false;
-        };
+    /// Builds the graph from every stored object; returns the revision read at.
+    async fn scan(&mut self, store: &Store) -> Option<Revision> {
+        let all = store
+            .storage
+            .range(KeyRange::prefix(REGISTRY), RangeOptions::default())
+            .await
+            .ok()?;
         let mut work = Work::default();
         for kv in &all.items {
             self.graph.put(&kv.key, &kv.value, &mut work);
         }
         self.absorb(work);
-        true
+        Some(all.revision)
     }
 
-    fn observe(&mut self, event: &crate::storage::Event) {
+    /// Takes in a batch of changes; returns the revision of the last one.
+    fn observe(&mut self, events: &Events) -> Option<Revision> {
         let mut work = Work::default();
-        match (event.kind, &event.kv) {
-            (EventKind::Put, Some(kv)) => self.graph.put(&event.key, &kv.value, &mut work),
-            _ => self.graph.delete(
-                &event.key,
-                event.prev.as_ref().map(|p| &p.value[..]),
-                &mut work,
-            ),
+        for event in events.iter() {
+            match (event.kind, &event.kv) {
+                (EventKind::Put, Some(kv)) => self.graph.put(&event.key, &kv.value, &mut work),
+                _ => self.graph.delete(
+                    &event.key,
+                    event.prev.as_ref().map(|p| &p.value[..]),
+                    &mut work,
+                ),
+            }
         }
         self.absorb(work);
+        events.last_revision()
     }
 
     /// Works through the queue and the timers that are due.
@@ -138,26 +139,20 @@ pub async fn run(state: Arc<AppState>) {
     let mut shutdown = state.shutdown.clone();
     loop {
         let mut collector = Collector::default();
-        let from = store.storage.current_revision();
-        if !collector.scan(store, from) {
+        let Some(from) = collector.scan(store).await else {
             tokio::select! {
                 () = tokio::time::sleep(RETRY) => continue,
                 _ = shutdown.changed() => return,
             }
-        }
-        let Ok(mut watch) = store.storage.watch(KeyRange::prefix(REGISTRY), from) else {
-            return;
         };
+        let mut watch = store.storage.watch(KeyRange::prefix(REGISTRY), from);
         let mut seen = from;
         'watching: loop {
             collector.work(store).await;
             // Take what is already queued before looking at the objects again.
-            while let Some(ready) = watch.try_next() {
+            while let Some(ready) = watch.try_next_batch() {
                 match ready {
-                    Ok(event) => {
-                        seen = event.revision;
-                        collector.observe(&event);
-                    }
+                    Ok(events) => seen = collector.observe(&events).unwrap_or(seen),
                     Err(e) => match resume(store, &e, seen) {
                         Some(resumed) => watch = resumed,
                         None => break 'watching,
@@ -168,11 +163,8 @@ pub async fn run(state: Arc<AppState>) {
                 continue;
             }
             tokio::select! {
-                event = watch.next() => match event {
-                    Some(Ok(event)) => {
-                        seen = event.revision;
-                        collector.observe(&event);
-                    }
+                batch = watch.next_batch() => match batch {
+                    Some(Ok(events)) => seen = collector.observe(&events).unwrap_or(seen),
                     Some(Err(e)) => match resume(store, &e, seen) {
                         Some(resumed) => watch = resumed,
                         None => break 'watching,
@@ -190,10 +182,8 @@ pub async fn run(state: Arc<AppState>) {
 /// after the last event seen (from retained history); anything else
 /// (compaction) needs a fresh scan (`None`).
 fn resume(store: &Store, error: &StorageError, seen: Revision) -> Option<Watch> {
-    if matches!(error, StorageError::Lagged { .. })
-        && let Ok(watch) = store.storage.watch(KeyRange::prefix(REGISTRY), seen)
-    {
-        return Some(watch);
+    if matches!(error, StorageError::Lagged) {
+        return Some(store.storage.watch(KeyRange::prefix(REGISTRY), seen));
     }
     tracing::info!(error = %error, "garbage collector watch lost; rescanning");
     None
