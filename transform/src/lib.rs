@@ -12,9 +12,9 @@
 //! use cairn_transform::Transformers;
 //!
 //! let t = Transformers::identity();
-//! let stored = t.to_storage(b"/registry/secrets/ns/a", b"{}").unwrap();
+//! let stored = t.transform_to_storage(b"/registry/secrets/ns/a", b"{}").unwrap();
 //! assert!(matches!(stored, Cow::Borrowed(_)));
-//! let read = t.from_storage(b"/registry/secrets/ns/a", &stored).unwrap();
+//! let read = t.transform_from_storage(b"/registry/secrets/ns/a", &stored).unwrap();
 //! assert_eq!(&read.value[..], b"{}");
 //! assert!(!read.stale);
 //! ```
@@ -58,10 +58,11 @@ pub struct Plain<'a> {
 /// kube-apiserver authenticates ciphertext with it).
 pub trait Transformer: Send + Sync {
     /// The bytes to store for `plain` under `key`.
-    fn to_storage<'a>(&self, key: &[u8], plain: &'a [u8]) -> Result<Cow<'a, [u8]>, Error>;
+    fn transform_to_storage<'a>(&self, key: &[u8], plain: &'a [u8])
+    -> Result<Cow<'a, [u8]>, Error>;
 
     /// The caller's bytes for what is stored under `key`.
-    fn from_storage<'a>(&self, key: &[u8], stored: &'a [u8]) -> Result<Plain<'a>, Error>;
+    fn transform_from_storage<'a>(&self, key: &[u8], stored: &'a [u8]) -> Result<Plain<'a>, Error>;
 
     /// Whether values pass unchanged, so callers may skip the calls.
     fn is_identity(&self) -> bool {
@@ -74,11 +75,19 @@ pub trait Transformer: Send + Sync {
 pub struct Identity;
 
 impl Transformer for Identity {
-    fn to_storage<'a>(&self, _key: &[u8], plain: &'a [u8]) -> Result<Cow<'a, [u8]>, Error> {
+    fn transform_to_storage<'a>(
+        &self,
+        _key: &[u8],
+        plain: &'a [u8],
+    ) -> Result<Cow<'a, [u8]>, Error> {
         Ok(Cow::Borrowed(plain))
     }
 
-    fn from_storage<'a>(&self, _key: &[u8], stored: &'a [u8]) -> Result<Plain<'a>, Error> {
+    fn transform_from_storage<'a>(
+        &self,
+        _key: &[u8],
+        stored: &'a [u8],
+    ) -> Result<Plain<'a>, Error> {
         Ok(Plain {
             value: Cow::Borrowed(stored),
             stale: false,

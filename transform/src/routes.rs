@@ -63,13 +63,21 @@ impl Transformers {
     }
 
     /// `plain` as stored under `key`.
-    pub fn to_storage<'a>(&self, key: &[u8], plain: &'a [u8]) -> Result<Cow<'a, [u8]>, Error> {
-        self.for_key(key).to_storage(key, plain)
+    pub fn transform_to_storage<'a>(
+        &self,
+        key: &[u8],
+        plain: &'a [u8],
+    ) -> Result<Cow<'a, [u8]>, Error> {
+        self.for_key(key).transform_to_storage(key, plain)
     }
 
     /// What is stored under `key`, as the caller wrote it.
-    pub fn from_storage<'a>(&self, key: &[u8], stored: &'a [u8]) -> Result<Plain<'a>, Error> {
-        self.for_key(key).from_storage(key, stored)
+    pub fn transform_from_storage<'a>(
+        &self,
+        key: &[u8],
+        stored: &'a [u8],
+    ) -> Result<Plain<'a>, Error> {
+        self.for_key(key).transform_from_storage(key, stored)
     }
 }
 
@@ -81,11 +89,19 @@ mod tests {
     struct Mark(&'static [u8]);
 
     impl Transformer for Mark {
-        fn to_storage<'a>(&self, _key: &[u8], plain: &'a [u8]) -> Result<Cow<'a, [u8]>, Error> {
+        fn transform_to_storage<'a>(
+            &self,
+            _key: &[u8],
+            plain: &'a [u8],
+        ) -> Result<Cow<'a, [u8]>, Error> {
             Ok(Cow::Owned([self.0, plain].concat()))
         }
 
-        fn from_storage<'a>(&self, _key: &[u8], stored: &'a [u8]) -> Result<Plain<'a>, Error> {
+        fn transform_from_storage<'a>(
+            &self,
+            _key: &[u8],
+            stored: &'a [u8],
+        ) -> Result<Plain<'a>, Error> {
             let value = stored
                 .strip_prefix(self.0)
                 .ok_or_else(|| Error::new("not marked"))?;
@@ -102,19 +118,26 @@ mod tests {
             .with("/registry/", Arc::new(Mark(b"r:")))
             .with("/registry/secrets/", Arc::new(Mark(b"s:")));
         assert!(!t.is_identity());
-        let stored = |k: &[u8]| t.to_storage(k, b"v").expect("to").into_owned();
+        let stored = |k: &[u8]| t.transform_to_storage(k, b"v").expect("to").into_owned();
         assert_eq!(stored(b"/registry/secrets/ns/a"), b"s:v");
         assert_eq!(stored(b"/registry/pods/ns/a"), b"r:v");
-        assert!(matches!(t.to_storage(b"/other", b"v"), Ok(Cow::Borrowed(b"v"))));
-        let back = t.from_storage(b"/registry/secrets/ns/a", b"s:v").expect("from");
+        assert!(matches!(
+            t.transform_to_storage(b"/other", b"v"),
+            Ok(Cow::Borrowed(b"v"))
+        ));
+        let back = t
+            .transform_from_storage(b"/registry/secrets/ns/a", b"s:v")
+            .expect("from");
         assert_eq!(back.value, Cow::Borrowed(&b"v"[..]));
         assert_eq!(
-            t.from_storage(b"/registry/secrets/ns/a", b"r:v"),
+            t.transform_from_storage(b"/registry/secrets/ns/a", b"r:v"),
             Err(Error::new("not marked"))
         );
         let replaced = t.with("/registry/", Arc::new(Identity));
         assert_eq!(
-            replaced.to_storage(b"/registry/pods/ns/a", b"v").expect("to"),
+            replaced
+                .transform_to_storage(b"/registry/pods/ns/a", b"v")
+                .expect("to"),
             Cow::Borrowed(&b"v"[..])
         );
     }

@@ -13,6 +13,7 @@ pub mod conformance;
 pub mod embedded;
 pub mod error;
 pub mod reply;
+pub mod transform;
 pub mod txn;
 pub mod types;
 pub mod watch;
