@@ -67,7 +67,6 @@ pub(super) fn txn(t: Txn) -> engine::Txn {
             Guard::ModRevision(k, r) => engine::Guard::ModRevision(k, engine_revision(r)),
         })
         .collect();
-    let now = SystemTime::now();
     let ops = t
         .ops
         .into_iter()
@@ -75,7 +74,7 @@ pub(super) fn txn(t: Txn) -> engine::Txn {
             Op::Put { key, value, ttl } => engine::Op::Put {
                 key,
                 value,
-                expires_at: ttl.map(|ttl| now + ttl),
+                expires_at: ttl.map(|ttl| SystemTime::now() + ttl),
             },
             Op::Delete { key } => engine::Op::Delete { key },
         })
@@ -115,14 +114,41 @@ mod tests {
 
     use super::*;
 
-    /// A range converts its items in place only while both records have one
-    /// layout; otherwise every list would allocate a second vector.
+    /// Guards convert in place only while both have one layout (the
+    /// engine does not show its guards, so the layout is what is checked).
     #[test]
-    fn records_and_txn_parts_share_the_engines_layout() {
-        assert_eq!(size_of::<engine::KeyValue>(), size_of::<KeyValue>());
-        assert_eq!(align_of::<engine::KeyValue>(), align_of::<KeyValue>());
+    fn guards_share_the_engines_layout() {
         assert_eq!(size_of::<engine::Guard>(), size_of::<Guard>());
-        assert_eq!(size_of::<engine::Op>(), size_of::<Op>());
+        assert_eq!(align_of::<engine::Guard>(), align_of::<Guard>());
+    }
+
+    /// Otherwise every list and every write would allocate a second vector.
+    #[test]
+    fn a_ranges_items_and_a_txns_ops_are_converted_in_place() {
+        let items: Vec<engine::KeyValue> = (0..3)
+            .map(|i| engine::KeyValue {
+                key: format!("/k{i}").into(),
+                value: "v".into(),
+                create_revision: engine::Revision(1),
+                mod_revision: engine::Revision(1),
+                version: 1,
+                expires_at: None,
+            })
+            .collect();
+        let before = items.as_ptr() as usize;
+        let converted: Vec<KeyValue> = items.into_iter().map(key_value).collect();
+        assert_eq!(converted.as_ptr() as usize, before, "no second vector");
+        let t = Txn::new()
+            .guard(Guard::Absent(b"/a".to_vec()))
+            .put_with_ttl("/a", "1", std::time::Duration::from_secs(5))
+            .delete("/b");
+        let ops = t.ops.as_ptr() as usize;
+        let e = txn(t);
+        assert_eq!(
+            (e.ops().as_ptr() as usize, e.ops().len()),
+            (ops, 2),
+            "the ops vector is the engine's"
+        );
     }
 
     #[test]
