@@ -75,10 +75,11 @@ pub fn object_bytes(kind: &KindSpec, kv: &KeyValue) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::storage::Revision;
     use bytes::Bytes;
     use serde_json::{Value, json};
+
+    use super::*;
+    use crate::storage::Revision;
 
     fn kv(value: &Value, rev: u64) -> KeyValue {
         KeyValue {

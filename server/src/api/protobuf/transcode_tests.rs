@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::storage::Revision;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
@@ -20,7 +19,7 @@ use super::*;
 use crate::api::kinds::{self, config_map};
 use crate::api::schema::SchemaType;
 use crate::config::{Config, Flags};
-use crate::storage::KeyValue;
+use crate::storage::{KeyValue, Revision};
 
 /// A stored record under a key of its own (the message cache is shared by
 /// every test of the process).
