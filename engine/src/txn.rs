@@ -76,6 +76,16 @@ impl Txn {
         Txn::default()
     }
 
+    /// A transaction of guards and ops built elsewhere (no copy of either).
+    #[must_use]
+    pub fn from_parts(guards: Vec<Guard>, ops: Vec<Op>) -> Txn {
+        Txn {
+            guards,
+            ops,
+            want_prev: false,
+        }
+    }
+
     /// Adds a precondition.
     #[must_use]
     pub fn guard(mut self, guard: Guard) -> Txn {

@@ -354,3 +354,42 @@ fn a_batch_memo_is_computed_once_for_every_watcher() {
         "computed once, shared by all five"
     );
 }
+
+#[test]
+fn polling_for_a_batch_is_pending_until_a_commit_wakes_it() {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Flag(AtomicBool);
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let e = engine(dir.path(), Options::no_sync());
+    e.commit_blocking(Txn::new().put("/p/old", "1"))
+        .expect("commit");
+    let mut w = e
+        .watch(KeyRange::prefix(b"/p/"), Revision::ZERO)
+        .expect("watch");
+    let flag = Arc::new(Flag(AtomicBool::new(false)));
+    let waker = Waker::from(Arc::clone(&flag));
+    let mut cx = Context::from_waker(&waker);
+    let Poll::Ready(Some(Ok(history))) = w.poll_next_batch(&mut cx) else {
+        panic!("history is ready at once");
+    };
+    assert_eq!(history.iter().count(), 1);
+    assert!(w.poll_next_batch(&mut cx).is_pending(), "nothing live yet");
+    e.commit_blocking(Txn::new().put("/p/new", "2").put("/q", "x"))
+        .expect("commit");
+    assert!(flag.0.load(Ordering::SeqCst), "the commit woke the poller");
+    let Poll::Ready(Some(Ok(live))) = w.poll_next_batch(&mut cx) else {
+        panic!("the commit is ready");
+    };
+    let keys: Vec<&[u8]> = live.iter().map(|ev| &ev.key[..]).collect();
+    assert_eq!(keys, vec![&b"/p/new"[..]]);
+    e.close();
+    assert!(
+        matches!(w.poll_next_batch(&mut cx), Poll::Ready(None)),
+        "closed"
+    );
+}

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use cairn_transform::Transformers;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -14,6 +15,7 @@ use crate::controllers;
 use crate::http::{self, health::Health, openapi};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
+use crate::storage::transform::TransformingStorage;
 
 const HOOKS: [&str; 5] = [
     "bootstrap-namespaces",
@@ -47,10 +49,13 @@ async fn stop_signal() {
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
-    let storage: Arc<dyn Storage> = Arc::new(
+    let backend: Arc<dyn Storage> = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
+    // Identity everywhere until encryption at rest is configured.
+    let storage: Arc<dyn Storage> =
+        Arc::new(TransformingStorage::new(backend, Transformers::identity()));
     let registry = Arc::new(kinds::builtin(&config));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));

@@ -78,7 +78,7 @@ pub enum Command {
         /// Read at this revision.
         #[arg(long, value_name = "N")]
         rev: Option<u64>,
-        /// Print the value's bytes as stored (with -o json: include them).
+        /// Print the value's bytes as written (with -o json: include them).
         #[arg(long)]
         raw: bool,
         #[command(flatten)]

@@ -30,6 +30,13 @@ pub enum CliError {
     /// The directory is not in a state the command accepts: exit 1.
     #[error("{0}")]
     Failed(String),
+    /// A stored value does not transform back to what was written: exit 1.
+    #[error("the value of {key} at revision {revision} cannot be read: {reason}")]
+    Unreadable {
+        key: String,
+        revision: u64,
+        reason: String,
+    },
     /// A key has no value or history: exit 1.
     #[error("{0}")]
     NotFound(String),

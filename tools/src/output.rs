@@ -1,21 +1,25 @@
 //! Writing results to stdout: aligned tables, JSON documents, JSON lines and
 //! raw bytes, with write errors returned (a closed pipe is not a panic).
 
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, BufWriter, Write};
 
 use comfy_table::presets::NOTHING;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table};
 use serde_json::Value;
 
-/// Buffered stdout.
+/// Buffered stdout (or, in tests, any writer).
 pub struct Out {
-    w: BufWriter<Stdout>,
+    w: BufWriter<Box<dyn Write>>,
 }
 
 impl Out {
     pub fn new() -> Out {
+        Out::to(Box::new(io::stdout()))
+    }
+
+    pub fn to(w: Box<dyn Write>) -> Out {
         Out {
-            w: BufWriter::with_capacity(1 << 16, io::stdout()),
+            w: BufWriter::with_capacity(1 << 16, w),
         }
     }
 

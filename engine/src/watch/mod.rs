@@ -12,6 +12,7 @@ pub(crate) mod hub;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
 
 use tokio::sync::mpsc;
 
@@ -133,7 +134,8 @@ enum Step {
 }
 
 /// A stream of events; see the module docs. From async code use
-/// [`Watch::next`] / [`Watch::next_batch`]; from plain threads the `blocking_`
+/// [`Watch::next`] / [`Watch::next_batch`] (or [`Watch::poll_next_batch`]
+/// from a hand-written future or stream); from plain threads the `blocking_`
 /// variants; `try_` variants never wait. The batch forms hand out a whole
 /// commit batch without copying an event.
 pub struct Watch {
@@ -205,6 +207,17 @@ impl Watch {
     pub async fn next_batch(&mut self) -> Option<Result<Events>> {
         let fill = fill_with!(self, rx => Some(rx.recv().await));
         self.pop_batch(fill)
+    }
+
+    /// [`Watch::next_batch`] as a poll: `Pending` registers `cx` for the next
+    /// commit batch. Lets a wrapper drive the watch without boxing a future
+    /// per batch.
+    pub fn poll_next_batch(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Events>>> {
+        let fill = fill_with!(self, rx => match rx.poll_recv(cx) {
+            Poll::Ready(batch) => Some(batch),
+            Poll::Pending => return Poll::Pending,
+        });
+        Poll::Ready(self.pop_batch(fill))
     }
 
     /// The next event, blocking the thread (not for use inside an async runtime).

@@ -75,10 +75,11 @@ pub fn object_bytes(kind: &KindSpec, kv: &KeyValue) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use bytes::Bytes;
-    use cairn_engine::Revision;
     use serde_json::{Value, json};
+
+    use super::*;
+    use crate::storage::Revision;
 
     fn kv(value: &Value, rev: u64) -> KeyValue {
         KeyValue {
@@ -87,7 +88,7 @@ mod tests {
             create_revision: Revision(1),
             mod_revision: Revision(rev),
             version: 1,
-            expires_at: None,
+            lease: None,
         }
     }
 

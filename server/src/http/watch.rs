@@ -183,13 +183,17 @@ pub async fn serve(
     } else {
         (
             Vec::new(),
-            rv.map_or_else(|| state.store.storage.current_revision(), Revision),
+            match rv {
+                Some(rv) => Revision(rv),
+                None => state.store.current_revision().await?,
+            },
         )
     };
     let end_bookmark =
         (send_initial == Some(true) && bookmarks).then(|| state.config.api_domain.clone());
     let (tx, body) = channel(16);
-    let watch = state.store.storage.watch(range, after);
+    // A compacted start arrives as the watch's first item.
+    let mut watch = state.store.storage.watch(range, after);
     let mut shutdown = state.shutdown.clone();
     let kind = Arc::clone(kind);
     tokio::spawn(async move {
@@ -205,14 +209,6 @@ pub async fn serve(
         if !chunk.is_empty() && tx.send(chunk.into()).await.is_err() {
             return;
         }
-        let mut watch = match watch {
-            Ok(w) => w,
-            Err(StorageError::Compacted { .. }) => {
-                let _ = tx.send(expired_event(&kind, framing)).await;
-                return;
-            }
-            Err(_) => return,
-        };
         // Other versions' watchers convert per watcher; the shared encodings
         // are of the stored form.
         let selecting = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();

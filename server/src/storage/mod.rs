@@ -1,42 +1,69 @@
-//! The storage boundary: what the API layer needs from a backend — reads at a
-//! revision, guarded transactions, watches from a revision, compaction.
+//! The storage boundary, owned by the server: what the API layer needs from
+//! a backend — reads at a revision, compare-and-swap transactions, watches
+//! from a revision, compaction, TTLs — in the server's own types.
 //!
 //! Keys, bytes and revisions only; backends know nothing of kinds. The
-//! embedded engine is the default backend; the value types are the engine's
-//! generic key-value types.
+//! shapes are etcd v3's (revisions, mod-revision compares, range with
+//! limit/count/more, watches with previous values, leases), so an etcd
+//! backend implements the same trait as `embedded` (cairn-engine, the
+//! default). `transform` wraps any backend with value transformers
+//! (encryption at rest); `conformance` is the suite every backend passes.
 
+pub mod conformance;
 pub mod embedded;
+pub mod error;
+pub mod reply;
+pub mod transform;
+pub mod txn;
+pub mod types;
+pub mod watch;
 
-use std::future::Future;
-use std::pin::Pin;
-use std::time::SystemTime;
-
-pub use cairn_engine::{
-    Committed, Error as StorageError, Event, EventKind, Events, GetResult, Guard, KeyRange,
-    KeyValue, RangeOptions, RangeResult, Revision, Txn, Watch,
+pub use error::StorageError;
+pub use reply::{BoxFuture, Reply};
+pub use txn::{Committed, Guard, Op, Txn};
+pub use types::{
+    GetResult, KeyRange, KeyValue, LeaseId, RangeOptions, RangeResult, Revision, Status, prefix_end,
 };
-
-/// A boxed future, so `Storage` stays object-safe.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use watch::{Batch, Event, EventKind, Events, Watch, WatchStream};
 
 /// A key-value backend with MVCC revisions.
+///
+/// Operations return a [`Reply`]: a backend that can answer at once does so
+/// without allocating; one that waits on the network boxes its future.
 pub trait Storage: Send + Sync + 'static {
-    /// The key at a revision (latest when `None`).
-    fn get(&self, key: &[u8], at: Option<Revision>) -> Result<GetResult, StorageError>;
-    /// Keys of a range at a revision.
-    fn range(&self, range: &KeyRange, opts: RangeOptions) -> Result<RangeResult, StorageError>;
-    /// Commits a guarded transaction once durable.
-    fn commit(&self, txn: Txn) -> BoxFuture<'_, Result<Committed, StorageError>>;
-    /// Changes to a range after a revision.
-    fn watch(&self, range: KeyRange, after: Revision) -> Result<Watch, StorageError>;
-    fn current_revision(&self) -> Revision;
-    fn compacted_revision(&self) -> Revision;
-    /// Forgets history before `at`.
-    fn compact(&self, at: Revision) -> Result<(), StorageError>;
-    /// The newest revision committed at or before `time`.
-    fn revision_at(&self, time: SystemTime) -> Option<Revision>;
-    /// `Ok` while the backend can take writes (the readiness check).
+    /// The key at a revision (the latest when `None`).
+    fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>>;
+
+    /// The keys of a range at a revision, in key order.
+    fn range(
+        &self,
+        range: KeyRange,
+        opts: RangeOptions,
+    ) -> Reply<'_, Result<RangeResult, StorageError>>;
+
+    /// Commits a transaction once durable; a failed guard is
+    /// [`StorageError::Conflict`] or [`StorageError::NotFound`].
+    fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>>;
+
+    /// Changes to a range with revisions after `after`: retained history
+    /// first, then live, with no gap or duplicate. A start below the
+    /// compaction point yields `Compacted` as the watch's first item.
+    fn watch(&self, range: KeyRange, after: Revision) -> Watch;
+
+    /// The newest committed revision.
+    fn current_revision(&self) -> Reply<'_, Result<Revision, StorageError>>;
+
+    /// Revisions, compaction point and size.
+    fn status(&self) -> Reply<'_, Result<Status, StorageError>>;
+
+    /// Forgets the history before `at`: reads and watches below it fail
+    /// with `Compacted` from now on.
+    fn compact(&self, at: Revision) -> Reply<'_, Result<(), StorageError>>;
+
+    /// `Ok` while the backend can take writes (the readiness check). A
+    /// networked backend answers from its last probe, so this never waits.
     fn health(&self) -> Result<(), String>;
+
     /// Stops background work and ends watches.
     fn close(&self);
 }

@@ -9,9 +9,9 @@
 //!
 //! Keys and values are strings when they are UTF-8, else `key_base64` /
 //! `value_base64`. `--locations` adds `file` and `offset` (record and ops);
-//! `--physical` shows every op still stored, with `retained`.
+//! `--physical` shows every op still stored, with `retained`. Values are
+//! shown as written (through the value transformers).
 
-use std::io;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,6 +25,7 @@ use crate::encode::{put_bytes, rfc3339};
 use crate::error::{CliError, Result};
 use crate::output::Out;
 use crate::progress;
+use crate::values::Values;
 
 pub fn run(
     dir: &Path,
@@ -32,6 +33,7 @@ pub fn run(
     to: Option<u64>,
     physical: bool,
     locations: bool,
+    values: &Values,
     out: &mut Out,
 ) -> Result<ExitCode> {
     data_dir(dir)?;
@@ -58,9 +60,11 @@ pub fn run(
         1
     };
     let bar = progress::bytes(log.bytes() * passes, "dumping");
-    let mut failed: Option<io::Error> = None;
+    let mut failed: Option<CliError> = None;
     let summary = log.read(&filter, &|n| bar.inc(n), |rec| {
-        match out.json_line(&record_json(rec, physical, locations)) {
+        let written = record_json(rec, physical, locations, values)
+            .and_then(|line| Ok(out.json_line(&line)?));
+        match written {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
                 failed = Some(e);
@@ -70,7 +74,7 @@ pub fn run(
     })?;
     bar.finish_and_clear();
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(e);
     }
     if let Some(t) = summary.torn_tail {
         eprintln!(
@@ -85,7 +89,12 @@ pub fn run(
     ok()
 }
 
-fn record_json(rec: &LogRecord<'_>, physical: bool, locations: bool) -> Value {
+fn record_json(
+    rec: &LogRecord<'_>,
+    physical: bool,
+    locations: bool,
+    values: &Values,
+) -> Result<Value> {
     let mut m = Map::new();
     m.insert("revision".into(), rec.revision.get().into());
     m.insert("time".into(), rfc3339(rec.time).into());
@@ -93,7 +102,7 @@ fn record_json(rec: &LogRecord<'_>, physical: bool, locations: bool) -> Value {
         m.insert("file".into(), file_name(rec.file).into());
         m.insert("offset".into(), rec.offset.into());
     }
-    let ops: Vec<Value> = rec
+    let ops = rec
         .ops
         .iter()
         .map(|op| {
@@ -105,7 +114,8 @@ fn record_json(rec: &LogRecord<'_>, physical: bool, locations: bool) -> Value {
                 o.insert("create_revision".into(), op.create_revision.get().into());
                 o.insert("version".into(), op.version.into());
                 o.insert("expires_at".into(), op.expires_at.map(rfc3339).into());
-                put_bytes(&mut o, "value", op.value);
+                let value = values.plain(op.key, rec.revision.get(), op.value)?;
+                put_bytes(&mut o, "value", &value);
             }
             if locations {
                 o.insert("offset".into(), op.offset.into());
@@ -113,9 +123,9 @@ fn record_json(rec: &LogRecord<'_>, physical: bool, locations: bool) -> Value {
             if physical {
                 o.insert("retained".into(), op.retained.into());
             }
-            Value::Object(o)
+            Ok(Value::Object(o))
         })
-        .collect();
+        .collect::<Result<Vec<Value>>>()?;
     m.insert("ops".into(), ops.into());
-    Value::Object(m)
+    Ok(Value::Object(m))
 }

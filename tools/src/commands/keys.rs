@@ -1,6 +1,8 @@
 //! `get`, `history` and `ls`: reading keys through a read-only engine, with
-//! values shown as Kubernetes objects (kind, namespace/name, resourceVersion
-//! = the record's mod_revision) when they are, and as bytes on request.
+//! values (as written, through the value transformers) shown as Kubernetes
+//! objects (kind, namespace/name, resourceVersion = the record's
+//! mod_revision) when they are, and as bytes on request. Sizes are the
+//! stored bytes'.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -15,6 +17,7 @@ use crate::encode::{preview, put_bytes, rfc3339, text};
 use crate::error::{CliError, Result};
 use crate::object::{self, Object};
 use crate::output::{Out, fields, table};
+use crate::values::Values;
 
 /// Columns of a shown value that are cut short in tables.
 const PREVIEW: usize = 60;
@@ -31,8 +34,8 @@ fn object_json(o: Option<&Object>, rv: Revision) -> Value {
     })
 }
 
-/// A record as JSON; the value only when asked for.
-fn kv_json(kv: &KeyValue, with_value: bool) -> Map<String, Value> {
+/// A record as JSON with its value as written; the value only when asked for.
+fn kv_json(kv: &KeyValue, value: &[u8], with_value: bool) -> Map<String, Value> {
     let mut m = Map::new();
     put_bytes(&mut m, "key", &kv.key);
     m.insert("create_revision".into(), kv.create_revision.get().into());
@@ -40,12 +43,17 @@ fn kv_json(kv: &KeyValue, with_value: bool) -> Map<String, Value> {
     m.insert("version".into(), kv.version.into());
     m.insert("expires_at".into(), kv.expires_at.map(rfc3339).into());
     m.insert("size".into(), kv.value.len().into());
-    let obj = object::decode(&kv.value);
+    let obj = object::decode(value);
     m.insert("object".into(), object_json(obj.as_ref(), kv.mod_revision));
     if with_value {
-        put_bytes(&mut m, "value", &kv.value);
+        put_bytes(&mut m, "value", value);
     }
     m
+}
+
+/// `kv`'s value as written.
+fn plain<'a>(values: &Values, kv: &'a KeyValue) -> Result<std::borrow::Cow<'a, [u8]>> {
+    values.plain(&kv.key, kv.mod_revision.get(), &kv.value)
 }
 
 /// (kind, namespace/name) cells, `-` when the value is not an object.
@@ -61,6 +69,7 @@ pub fn get(
     rev: Option<u64>,
     raw: bool,
     format: Format,
+    values: &Values,
     out: &mut Out,
 ) -> Result<ExitCode> {
     let engine = open_read_only(dir)?;
@@ -72,23 +81,24 @@ pub fn get(
             got.revision
         )));
     };
+    let value = plain(values, &kv)?;
     match (format, raw) {
         (Format::Json, _) => {
             let mut m = Map::new();
             m.insert("revision".into(), got.revision.get().into());
-            m.extend(kv_json(&kv, raw));
+            m.extend(kv_json(&kv, &value, raw));
             out.json(&Value::Object(m))?;
         }
-        (Format::Table, true) => out.bytes(&kv.value)?,
+        (Format::Table, true) => out.bytes(&value)?,
         (Format::Table, false) => {
             let mut rows = vec![("key", text(&kv.key))];
-            match object::decode(&kv.value) {
+            match object::decode(&value) {
                 Some(o) => {
                     rows.push(("kind", o.kind.clone()));
                     rows.push(("name", o.full_name()));
                     rows.push(("resourceVersion", kv.mod_revision.to_string()));
                 }
-                None => rows.push(("value", preview(&kv.value, PREVIEW))),
+                None => rows.push(("value", preview(&value, PREVIEW))),
             }
             rows.extend([
                 ("create revision", kv.create_revision.to_string()),
@@ -112,6 +122,7 @@ pub fn history(
     key: &[u8],
     raw: bool,
     format: Format,
+    values: &Values,
     out: &mut Out,
 ) -> Result<ExitCode> {
     let engine = open_read_only(dir)?;
@@ -124,7 +135,10 @@ pub fn history(
         )));
     }
     if format == Format::Json {
-        let list: Vec<Value> = versions.iter().map(|v| version_json(v, raw)).collect();
+        let list = versions
+            .iter()
+            .map(|v| version_json(v, raw, values))
+            .collect::<Result<Vec<Value>>>()?;
         let mut m = Map::new();
         put_bytes(&mut m, "key", key);
         m.insert(
@@ -155,9 +169,10 @@ pub fn history(
     let mut t = table(&header, &[0, 3, 4, 7]);
     for v in &versions {
         let time = v.time.map_or("-".into(), rfc3339);
-        let mut row = match &v.kv {
-            Some(kv) => {
-                let (kind, name) = object_cells(&kv.value);
+        let value = v.kv.as_ref().map(|kv| plain(values, kv)).transpose()?;
+        let mut row = match (&v.kv, &value) {
+            (Some(kv), Some(value)) => {
+                let (kind, name) = object_cells(value);
                 vec![
                     v.revision.to_string(),
                     time,
@@ -169,17 +184,14 @@ pub fn history(
                     kv.value.len().to_string(),
                 ]
             }
-            None => {
+            _ => {
                 let mut r = vec![v.revision.to_string(), time, "delete".into()];
                 r.extend(["-", "-", "-", "-", "-"].map(String::from));
                 r
             }
         };
         if raw {
-            row.push(
-                v.kv.as_ref()
-                    .map_or(String::new(), |kv| preview(&kv.value, PREVIEW)),
-            );
+            row.push(value.map_or(String::new(), |v| preview(&v, PREVIEW)));
         }
         t.add_row(row);
     }
@@ -187,23 +199,24 @@ pub fn history(
     ok()
 }
 
-fn version_json(v: &KeyVersion, raw: bool) -> Value {
+fn version_json(v: &KeyVersion, raw: bool, values: &Values) -> Result<Value> {
     let mut m = Map::new();
     m.insert("revision".into(), v.revision.get().into());
     m.insert("time".into(), v.time.map(rfc3339).into());
     match (&v.kv, v.kind) {
         (Some(kv), EventKind::Put) => {
             m.insert("op".into(), "put".into());
-            m.extend(kv_json(kv, raw));
+            m.extend(kv_json(kv, &plain(values, kv)?, raw));
             m.remove("key");
         }
         _ => {
             m.insert("op".into(), "delete".into());
         }
     }
-    Value::Object(m)
+    Ok(Value::Object(m))
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn ls(
     dir: &Path,
     prefix: &[u8],
@@ -211,6 +224,7 @@ pub fn ls(
     limit: usize,
     raw: bool,
     format: Format,
+    values: &Values,
     out: &mut Out,
 ) -> Result<ExitCode> {
     let engine = open_read_only(dir)?;
@@ -228,11 +242,11 @@ pub fn ls(
         },
     )?;
     if format == Format::Json {
-        let items: Vec<Value> = page
+        let items = page
             .items
             .iter()
-            .map(|kv| Value::Object(kv_json(kv, raw)))
-            .collect();
+            .map(|kv| Ok(Value::Object(kv_json(kv, &plain(values, kv)?, raw))))
+            .collect::<Result<Vec<Value>>>()?;
         out.json(&json!({
             "revision": page.revision.get(),
             "count": page.count,
@@ -247,7 +261,8 @@ pub fn ls(
     }
     let mut t = table(&header, &[3, 4, 5, 6]);
     for kv in &page.items {
-        let (kind, name) = object_cells(&kv.value);
+        let value = plain(values, kv)?;
+        let (kind, name) = object_cells(&value);
         let mut row = vec![
             text(&kv.key),
             kind,
@@ -258,7 +273,7 @@ pub fn ls(
             kv.value.len().to_string(),
         ];
         if raw {
-            row.push(preview(&kv.value, PREVIEW));
+            row.push(preview(&value, PREVIEW));
         }
         t.add_row(row);
     }

@@ -9,21 +9,29 @@ mod repair;
 mod snapshot;
 mod verify;
 
+#[cfg(test)]
+mod values_tests;
+
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
 use std::process::ExitCode;
 
 use cairn_engine::{Engine, Options};
+use cairn_transform::Transformers;
 
 use crate::cli::{Cli, Command, SnapshotCommand};
 use crate::error::{CliError, Result};
 use crate::output::Out;
 use crate::progress;
+use crate::values::Values;
 
 /// Runs one command; `Ok` carries the exit code (verify gives 1 for
 /// corruption, 3 for crash residue alone, after printing its report).
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = Out::new();
+    // Values as written: identity until the tool learns the server's
+    // encryption configuration.
+    let values = Values::new(Transformers::identity());
     let code = match cli.command {
         Command::Info { dir, out: o } => info::run(&dir.data_dir, o.output, &mut out),
         Command::Verify {
@@ -37,13 +45,28 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             raw,
             dir,
             out: o,
-        } => keys::get(&dir.data_dir, &key.into_vec(), rev, raw, o.output, &mut out),
+        } => keys::get(
+            &dir.data_dir,
+            &key.into_vec(),
+            rev,
+            raw,
+            o.output,
+            &values,
+            &mut out,
+        ),
         Command::History {
             key,
             raw,
             dir,
             out: o,
-        } => keys::history(&dir.data_dir, &key.into_vec(), raw, o.output, &mut out),
+        } => keys::history(
+            &dir.data_dir,
+            &key.into_vec(),
+            raw,
+            o.output,
+            &values,
+            &mut out,
+        ),
         Command::Ls {
             prefix,
             rev,
@@ -53,7 +76,16 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             out: o,
         } => {
             let prefix = prefix.map(OsStringExt::into_vec).unwrap_or_default();
-            keys::ls(&dir.data_dir, &prefix, rev, limit, raw, o.output, &mut out)
+            keys::ls(
+                &dir.data_dir,
+                &prefix,
+                rev,
+                limit,
+                raw,
+                o.output,
+                &values,
+                &mut out,
+            )
         }
         Command::Dump {
             from_rev,
@@ -67,6 +99,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             to_rev,
             physical,
             locations,
+            &values,
             &mut out,
         ),
         Command::Compact { rev, dir, out: o } => {

@@ -17,7 +17,9 @@ use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::store::{Store, storage_error};
-use crate::storage::{EventKind, KeyRange, RangeOptions, Revision, Storage, StorageError, Watch};
+use crate::storage::{
+    EventKind, Events, KeyRange, RangeOptions, Revision, Storage, StorageError, Watch,
+};
 
 /// Where every collection's keys start.
 const EVERY_COLLECTION: &[u8] = b"/registry/";
@@ -48,8 +50,8 @@ pub enum Update {
 pub struct Informer {
     storage: Arc<dyn Storage>,
     prefix: Vec<u8>,
-    /// Updates of a list not yet handed out.
-    listed: VecDeque<Update>,
+    /// Updates (of a list, or of a watched batch) not yet handed out.
+    pending: VecDeque<Update>,
     watch: Option<Watch>,
     /// The revision of the last change delivered (resume point after lag).
     seen: Revision,
@@ -77,111 +79,96 @@ impl Informer {
         Informer {
             storage,
             prefix,
-            listed: VecDeque::new(),
+            pending: VecDeque::new(),
             watch: None,
             seen: Revision::default(),
         }
     }
 
-    /// The next update, waiting for one; `None` once storage has closed.
+    /// The next update, waiting for one (and listing when a list is due);
+    /// `None` once storage has closed.
     pub async fn next(&mut self) -> Option<Result<Update, ApiError>> {
         loop {
-            if let Some(ready) = self.ready() {
-                return Some(ready);
-            }
-            let watch = self.watch.as_mut()?;
-            let event = watch.next().await?;
-            if let Some(update) = self.absorb(event) {
+            if let Some(update) = self.pending.pop_front() {
                 return Some(Ok(update));
             }
+            let Some(watch) = self.watch.as_mut() else {
+                if let Err(e) = self.list().await {
+                    return Some(Err(e));
+                }
+                continue;
+            };
+            let batch = watch.next_batch().await?;
+            self.absorb(batch);
         }
     }
 
-    /// The next update if one is ready without waiting.
+    /// The next update if one is ready without waiting (a due list waits
+    /// for `next`).
     pub fn try_next(&mut self) -> Option<Result<Update, ApiError>> {
         loop {
-            if let Some(ready) = self.ready() {
-                return Some(ready);
-            }
-            let event = self.watch.as_mut()?.try_next()?;
-            if let Some(update) = self.absorb(event) {
+            if let Some(update) = self.pending.pop_front() {
                 return Some(Ok(update));
             }
+            let batch = self.watch.as_mut()?.try_next_batch()?;
+            self.absorb(batch);
         }
-    }
-
-    /// A listed update still to hand out, or the list when none has been
-    /// taken (first use, or after a watch was lost).
-    fn ready(&mut self) -> Option<Result<Update, ApiError>> {
-        if let Some(update) = self.listed.pop_front() {
-            return Some(Ok(update));
-        }
-        if self.watch.is_some() {
-            return None;
-        }
-        if let Err(e) = self.list() {
-            return Some(Err(e));
-        }
-        self.listed.pop_front().map(Ok)
     }
 
     /// Lists the prefix at the current revision and watches from there.
-    fn list(&mut self) -> Result<(), ApiError> {
-        let revision = self.storage.current_revision();
+    async fn list(&mut self) -> Result<(), ApiError> {
+        let storage = Arc::clone(&self.storage);
+        let revision = storage.current_revision().await.map_err(storage_error)?;
         let opts = RangeOptions {
             at: Some(revision),
-            limit: 0,
-            count_total: false,
+            ..RangeOptions::default()
         };
-        let page = self
-            .storage
-            .range(&KeyRange::prefix(&self.prefix), opts)
+        let page = storage
+            .range(KeyRange::prefix(&self.prefix), opts)
+            .await
             .map_err(storage_error)?;
-        let watch = self
-            .storage
-            .watch(KeyRange::prefix(&self.prefix), revision)
-            .map_err(storage_error)?;
-        self.listed.push_back(Update::Reset);
-        self.listed.extend(
+        self.pending.push_back(Update::Reset);
+        self.pending.extend(
             page.items
                 .into_iter()
                 .map(|kv| Update::Put { kv, prev: None }),
         );
-        self.listed.push_back(Update::Synced { revision });
-        self.watch = Some(watch);
+        self.pending.push_back(Update::Synced { revision });
+        self.watch = Some(storage.watch(KeyRange::prefix(&self.prefix), revision));
         self.seen = revision;
         Ok(())
     }
 
-    /// A watch event as an update; a lost watch resumes (lag) or is
-    /// dropped so that the next call re-lists (compaction, anything else).
-    fn absorb(&mut self, event: Result<crate::storage::Event, StorageError>) -> Option<Update> {
-        match event {
-            Ok(event) => {
-                self.seen = event.revision;
-                Some(match (event.kind, event.kv) {
-                    (EventKind::Put, Some(kv)) => Update::Put {
-                        kv,
-                        prev: event.prev,
-                    },
-                    _ => Update::Deleted {
-                        key: event.key,
-                        prev: event.prev,
-                        revision: event.revision,
-                    },
-                })
+    /// A watched batch as updates; a lost watch resumes (lag) or is
+    /// dropped so that the next `next` lists again (compaction, anything
+    /// else).
+    fn absorb(&mut self, batch: Result<Events, StorageError>) {
+        match batch {
+            Ok(events) => {
+                for event in events.iter() {
+                    self.seen = event.revision;
+                    self.pending.push_back(match (event.kind, &event.kv) {
+                        (EventKind::Put, Some(kv)) => Update::Put {
+                            kv: kv.clone(),
+                            prev: event.prev.clone(),
+                        },
+                        _ => Update::Deleted {
+                            key: event.key.clone(),
+                            prev: event.prev.clone(),
+                            revision: event.revision,
+                        },
+                    });
+                }
             }
-            Err(StorageError::Lagged { .. }) => {
-                self.watch = self
-                    .storage
-                    .watch(KeyRange::prefix(&self.prefix), self.seen)
-                    .ok();
-                None
+            Err(StorageError::Lagged) => {
+                self.watch = Some(
+                    self.storage
+                        .watch(KeyRange::prefix(&self.prefix), self.seen),
+                );
             }
             Err(e) => {
                 tracing::info!(error = %e, prefix = %String::from_utf8_lossy(&self.prefix), "informer watch lost; listing again");
                 self.watch = None;
-                None
             }
         }
     }

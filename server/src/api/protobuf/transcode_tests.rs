@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use bytes::Bytes;
-use cairn_engine::Revision;
 use clap::Parser as _;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -20,7 +19,7 @@ use super::*;
 use crate::api::kinds::{self, config_map};
 use crate::api::schema::SchemaType;
 use crate::config::{Config, Flags};
-use crate::storage::KeyValue;
+use crate::storage::{KeyValue, Revision};
 
 /// A stored record under a key of its own (the message cache is shared by
 /// every test of the process).
@@ -33,7 +32,7 @@ fn kv(json: &[u8], rev: u64) -> KeyValue {
         create_revision: Revision(1),
         mod_revision: Revision(rev),
         version: 1,
-        expires_at: None,
+        lease: None,
     }
 }
 

@@ -214,7 +214,13 @@ impl Store {
     ) -> Result<Deleted, ApiError> {
         let key = keys::object_key(kind, ns, name);
         loop {
-            let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
+            let Some(kv) = self
+                .storage
+                .get(&key, None)
+                .await
+                .map_err(storage_error)?
+                .kv
+            else {
                 return Err(kind.not_found(name));
             };
             let current = Store::decode_served(kind, &kv)?;
@@ -249,7 +255,7 @@ impl Store {
                 }
                 // Lost a race: the preconditions are checked again against
                 // what is there now (gone is 404, not a conflict).
-                Err(StorageError::GuardFailed { .. }) => {}
+                Err(StorageError::Conflict { .. } | StorageError::NotFound { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
             }
         }
@@ -275,7 +281,7 @@ impl Store {
                 Err(e) => return Err(e),
             }
         }
-        Ok((deleted, self.storage.current_revision()))
+        Ok((deleted, self.current_revision().await?))
     }
 }
 

@@ -1,8 +1,6 @@
 //! What controllers ask of the store beyond the verbs: an object's current
-//! stored state, and compacting away history older than a retention window
-//! (the compaction controller, every interval).
-
-use std::time::{Duration, SystemTime};
+//! stored state, and compacting away history before a revision (the
+//! compaction controller, every interval).
 
 use serde_json::Value;
 
@@ -15,33 +13,33 @@ use crate::storage::Revision;
 impl Store {
     /// An object as stored now (its resourceVersion filled in); `None` when
     /// there is none.
-    pub fn current(
+    pub async fn current(
         &self,
         kind: &KindSpec,
         ns: Option<&str>,
         name: &str,
     ) -> Result<Option<Value>, ApiError> {
         let key = keys::object_key(kind, ns, name);
-        match self.storage.get(&key, None).map_err(storage_error)?.kv {
+        match self
+            .storage
+            .get(&key, None)
+            .await
+            .map_err(storage_error)?
+            .kv
+        {
             Some(kv) => Store::decode_stored(&kv).map(Some),
             None => Ok(None),
         }
     }
 
-    /// Forgets history older than `retain`; the new compaction revision
-    /// when it moved.
-    pub fn compact_older_than(&self, retain: Duration) -> Result<Option<Revision>, ApiError> {
-        let storage = &self.storage;
-        let Some(target) = SystemTime::now()
-            .checked_sub(retain)
-            .and_then(|t| storage.revision_at(t))
-        else {
-            return Ok(None);
-        };
-        if target <= storage.compacted_revision() {
-            return Ok(None);
+    /// Forgets history before `target` unless it is already compacted that
+    /// far; whether the compaction point moved.
+    pub async fn compact_to(&self, target: Revision) -> Result<bool, ApiError> {
+        let status = self.storage.status().await.map_err(storage_error)?;
+        if target <= status.compacted_revision {
+            return Ok(false);
         }
-        storage.compact(target).map_err(storage_error)?;
-        Ok(Some(target))
+        self.storage.compact(target).await.map_err(storage_error)?;
+        Ok(true)
     }
 }

@@ -23,7 +23,7 @@ use crate::api::kind::{KindSpec, Origin};
 use crate::api::registry::Registry;
 use crate::api::schema;
 use crate::api::validation;
-use crate::storage::{KeyValue, Storage, StorageError};
+use crate::storage::{KeyValue, Revision, Storage, StorageError};
 
 pub use delete::{DeleteOptions, Deleted};
 pub use read::{ListOptions, ListPage, ResourceVersionMatch};
@@ -280,7 +280,7 @@ impl Store {
     pub async fn wait_for_revision(&self, rv: u64) -> Result<(), ApiError> {
         let deadline = Instant::now() + FUTURE_RV_WAIT;
         loop {
-            let current = self.storage.current_revision().get();
+            let current = self.current_revision().await?.get();
             if rv <= current {
                 return Ok(());
             }
@@ -289,6 +289,11 @@ impl Store {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// The storage's newest revision.
+    pub async fn current_revision(&self) -> Result<Revision, ApiError> {
+        self.storage.current_revision().await.map_err(storage_error)
     }
 }
 
@@ -340,6 +345,12 @@ pub fn storage_error(e: StorageError) -> ApiError {
             too_large_rv(requested.get(), current.get())
         }
         StorageError::Closed => ApiError::ServiceUnavailable("the server is shutting down".into()),
+        StorageError::Unavailable(why) => ApiError::ServiceUnavailable(why),
+        StorageError::Timeout(why) => ApiError::Timeout {
+            message: why,
+            retry_after: Some(1),
+            causes: Vec::new(),
+        },
         other => ApiError::Internal(other.to_string()),
     }
 }
@@ -353,5 +364,39 @@ pub fn parse_rv(rv: Option<&str>) -> Result<Option<u64>, ApiError> {
                 "invalid resource version: {s:?}: must be a decimal revision"
             ))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_errors_map_to_their_status_codes() {
+        let code = |e: StorageError| storage_error(e).code();
+        let rev = Revision;
+        assert_eq!(
+            code(StorageError::Compacted {
+                requested: rev(1),
+                compacted: rev(2)
+            }),
+            410
+        );
+        let future = storage_error(StorageError::FutureRevision {
+            requested: rev(9),
+            current: rev(2),
+        });
+        assert_eq!((future.code(), future.retry_after()), (504, Some(1)));
+        let timeout = storage_error(StorageError::Timeout("etcd: request timed out".into()));
+        assert_eq!((timeout.code(), timeout.retry_after()), (504, Some(1)));
+        assert_eq!(code(StorageError::Unavailable("no leader".into())), 503);
+        assert_eq!(code(StorageError::Closed), 503);
+        assert_eq!(
+            code(StorageError::CorruptValue {
+                key: "/k".into(),
+                reason: "bad".into()
+            }),
+            500
+        );
     }
 }

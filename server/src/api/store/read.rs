@@ -151,6 +151,7 @@ impl Store {
         let key = keys::object_key(kind, ns, name);
         self.storage
             .get(&key, None)
+            .await
             .map_err(storage_error)?
             .kv
             .ok_or_else(|| kind.not_found(name))
@@ -262,22 +263,22 @@ impl Store {
             } else {
                 opts.limit - items.len()
             };
-            let page = self
-                .storage
-                .range(
-                    &KeyRange::between(&start, &range.end),
-                    RangeOptions {
-                        at: revision,
-                        limit: want,
-                        count_total: opts.limit > 0 && !filtered,
-                    },
-                )
-                .map_err(|e| match (e, &cont) {
-                    (StorageError::Compacted { .. }, Some(c)) => {
-                        self.expired_continue(&c.start, fingerprint)
-                    }
-                    (e, _) => storage_error(e),
-                })?;
+            let read = self.storage.range(
+                KeyRange::between(&start, &range.end),
+                RangeOptions {
+                    at: revision,
+                    limit: want,
+                    count_total: opts.limit > 0 && !filtered,
+                    ..RangeOptions::default()
+                },
+            );
+            let page = match (read.await, &cont) {
+                (Ok(page), _) => page,
+                (Err(StorageError::Compacted { .. }), Some(c)) => {
+                    return Err(self.expired_continue(&c.start, fingerprint).await);
+                }
+                (Err(e), _) => return Err(storage_error(e)),
+            };
             revision = Some(page.revision);
             for kv in page.items {
                 last_key = Some(kv.key.to_vec());
@@ -297,7 +298,10 @@ impl Store {
             next.push(0);
             start = next;
         }
-        let revision = revision.unwrap_or_else(|| self.storage.current_revision());
+        let revision = match revision {
+            Some(r) => r,
+            None => self.current_revision().await?,
+        };
         let continue_token = match (more, &last_key) {
             (true, Some(k)) => {
                 let rel = String::from_utf8_lossy(&k[prefix.len()..]).into_owned();
@@ -320,8 +324,11 @@ impl Store {
 
     /// 410 for a continue token whose snapshot was compacted away, carrying a
     /// fresh token that continues from the same key at the latest revision.
-    fn expired_continue(&self, start: &str, query: u64) -> ApiError {
-        let rv = self.storage.current_revision().get();
+    async fn expired_continue(&self, start: &str, query: u64) -> ApiError {
+        let rv = match self.current_revision().await {
+            Ok(rv) => rv.get(),
+            Err(e) => return e,
+        };
         ApiError::Expired {
             message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.".into(),
             continue_token: Some(encode_continue(rv, start, query)),

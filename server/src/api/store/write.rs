@@ -159,13 +159,14 @@ impl Store {
         let key = keys::object_key(kind, ns, &name);
         loop {
             let ns_guard = match ns.filter(|_| kind.namespaced) {
-                Some(ns) => Some(self.namespace_accepting(kind, ns, &name)?),
+                Some(ns) => Some(self.namespace_accepting(kind, ns, &name).await?),
                 None => None,
             };
             if opts.dry_run {
                 if self
                     .storage
                     .get(&key, None)
+                    .await
                     .map_err(storage_error)?
                     .kv
                     .is_some()
@@ -194,18 +195,19 @@ impl Store {
                         warnings,
                     });
                 }
-                Err(StorageError::GuardFailed { index: 0, .. }) => {
+                Err(StorageError::Conflict { guard: 0, .. }) => {
                     return Err(kind.already_exists(&name));
                 }
-                // The namespace changed meanwhile (it may be terminating now): check again.
-                Err(StorageError::GuardFailed { .. }) => {}
+                // The namespace changed meanwhile (it may be terminating or
+                // gone now): check again.
+                Err(StorageError::Conflict { .. } | StorageError::NotFound { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
             }
         }
     }
 
     /// The namespace's key and revision if it accepts new objects.
-    fn namespace_accepting(
+    async fn namespace_accepting(
         &self,
         kind: &KindSpec,
         ns: &str,
@@ -213,7 +215,13 @@ impl Store {
     ) -> Result<(Vec<u8>, Revision), ApiError> {
         let ns_kind = self.namespaces();
         let key = keys::object_key(ns_kind, None, ns);
-        let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
+        let Some(kv) = self
+            .storage
+            .get(&key, None)
+            .await
+            .map_err(storage_error)?
+            .kv
+        else {
             return Err(ns_kind.not_found(ns));
         };
         if object::stored_is_terminating(&kv.value).map_err(|e| {
@@ -317,7 +325,13 @@ impl Store {
     ) -> Result<WriteOutcome, ApiError> {
         let key = keys::object_key(kind, ns, name);
         loop {
-            let Some(kv) = self.storage.get(&key, None).map_err(storage_error)?.kv else {
+            let Some(kv) = self
+                .storage
+                .get(&key, None)
+                .await
+                .map_err(storage_error)?
+                .kv
+            else {
                 return Err(kind.not_found(name));
             };
             let old = Store::decode_served(kind, &kv)?;
@@ -416,7 +430,8 @@ impl Store {
                         warnings,
                     });
                 }
-                Err(StorageError::GuardFailed { .. }) => {}
+                // Lost a race: decide again on what is there now.
+                Err(StorageError::Conflict { .. } | StorageError::NotFound { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
             }
         }

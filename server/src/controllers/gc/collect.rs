@@ -52,7 +52,7 @@ fn owner_kind(store: &Store, reference: &Value) -> Option<Arc<KindSpec>> {
     )
 }
 
-fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> OwnerState {
+async fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> OwnerState {
     let Some(kind) = owner_kind(store, reference) else {
         return OwnerState::Unresolved;
     };
@@ -63,7 +63,7 @@ fn owner_state(store: &Store, namespace: Option<&str>, reference: &Value) -> Own
     };
     let name = reference.get("name").and_then(Value::as_str).unwrap_or("");
     let uid = reference.get("uid").and_then(Value::as_str).unwrap_or("");
-    let Ok(owner) = store.current(&kind, ns, name) else {
+    let Ok(owner) = store.current(&kind, ns, name).await else {
         return OwnerState::Unresolved;
     };
     match owner {
@@ -83,8 +83,10 @@ fn reference_uid(reference: &Value) -> &str {
 }
 
 /// The object at `at` now, if it exists.
-fn read(store: &Store, at: &Located) -> Result<Option<Value>, ApiError> {
-    store.current(&at.kind, at.namespace.as_deref(), &at.name)
+async fn read(store: &Store, at: &Located) -> Result<Option<Value>, ApiError> {
+    store
+        .current(&at.kind, at.namespace.as_deref(), &at.name)
+        .await
 }
 
 /// Rewrites an object's metadata (the collector is a system writer).
@@ -127,7 +129,7 @@ pub async fn process(store: &Store, graph: &Graph, key: &Bytes) -> Result<(), Ap
     let Some(at) = store.registry.locate(key) else {
         return Ok(());
     };
-    let Some(obj) = read(store, &at)? else {
+    let Some(obj) = read(store, &at).await? else {
         return Ok(());
     };
     if object::is_terminating(&obj) {
@@ -176,7 +178,7 @@ async fn delete_dependents(
         let Some(at) = store.registry.locate(&key) else {
             continue;
         };
-        let Some(dependent) = read(store, &at)? else {
+        let Some(dependent) = read(store, &at).await? else {
             continue;
         };
         let Some(reference) = object::owner_references(&dependent)
@@ -217,7 +219,7 @@ async fn attempt_to_delete(
     let mut gone_or_waiting = Vec::new();
     let mut waiting = false;
     for reference in object::owner_references(obj) {
-        match owner_state(store, namespace, reference) {
+        match owner_state(store, namespace, reference).await {
             OwnerState::Solid => solid = true,
             OwnerState::Unresolved => unresolved = true,
             OwnerState::Dangling => gone_or_waiting.push(reference_uid(reference).to_string()),
@@ -272,7 +274,7 @@ pub async fn expire(
     let Some(at) = store.registry.locate(key) else {
         return Ok(None);
     };
-    let Some(obj) = read(store, &at)? else {
+    let Some(obj) = read(store, &at).await? else {
         return Ok(None);
     };
     let Some(deadline) = crate::api::store::grace::grace_deadline(&obj) else {

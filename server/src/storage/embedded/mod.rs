@@ -1,0 +1,166 @@
+//! The default backend: cairn-engine on a local data directory. Reads answer
+//! at once (values are slices of the mapped segment files); commits wait for
+//! the engine's group commit.
+
+mod convert;
+#[cfg(test)]
+mod tests;
+mod watch;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use cairn_engine::{Engine, Options};
+use parking_lot::Mutex;
+
+use crate::storage::{
+    Committed, GetResult, KeyRange, RangeOptions, RangeResult, Reply, Revision, Status, Storage,
+    StorageError, Txn, Watch,
+};
+use convert::{engine_revision, error, revision};
+
+/// cairn-engine behind the `Storage` trait.
+pub struct Embedded {
+    engine: Mutex<Option<Engine>>,
+    handle: Engine,
+}
+
+impl Embedded {
+    /// Opens (creating) the data directory with durable commits.
+    pub fn open(dir: &Path) -> Result<Embedded, StorageError> {
+        // A watch whose client stops reading is ended (and re-lists) once this
+        // many commit batches wait for it, so one slow client cannot pin much
+        // shared memory.
+        let engine = Engine::open(
+            dir,
+            Options {
+                watch_buffer_batches: 1024,
+                ..Options::default()
+            },
+        )
+        .map_err(error)?;
+        Ok(Embedded {
+            engine: Mutex::new(Some(engine.clone())),
+            handle: engine,
+        })
+    }
+
+    fn range_now(&self, range: KeyRange, opts: RangeOptions) -> Result<RangeResult, StorageError> {
+        let engine_range = cairn_engine::KeyRange {
+            start: range.start,
+            end: range.end,
+        };
+        let found = self
+            .handle
+            .range(
+                &engine_range,
+                cairn_engine::RangeOptions {
+                    at: opts.at.map(engine_revision),
+                    // One item is enough to count them all.
+                    limit: if opts.count_only { 1 } else { opts.limit },
+                    count_total: opts.count_total || opts.count_only,
+                },
+            )
+            .map_err(error)?;
+        if opts.count_only {
+            return Ok(RangeResult {
+                items: Vec::new(),
+                more: false,
+                count: found.count,
+                revision: revision(found.revision),
+            });
+        }
+        let keys_only = opts.keys_only;
+        let items = found
+            .items
+            .into_iter()
+            .map(|kv| {
+                let mut kv = convert::key_value(kv);
+                if keys_only {
+                    kv.value = bytes::Bytes::new();
+                }
+                kv
+            })
+            .collect();
+        Ok(RangeResult {
+            items,
+            more: found.more,
+            count: found.count,
+            revision: revision(found.revision),
+        })
+    }
+}
+
+impl Storage for Embedded {
+    fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
+        Reply::ready(
+            self.handle
+                .get(key, at.map(engine_revision))
+                .map(convert::get_result)
+                .map_err(error),
+        )
+    }
+
+    fn range(
+        &self,
+        range: KeyRange,
+        opts: RangeOptions,
+    ) -> Reply<'_, Result<RangeResult, StorageError>> {
+        Reply::ready(self.range_now(range, opts))
+    }
+
+    fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
+        let pending = self.handle.commit(convert::txn(txn));
+        Reply::later(async move {
+            pending
+                .await
+                .map(|c| Committed {
+                    revision: revision(c.revision),
+                })
+                .map_err(error)
+        })
+    }
+
+    fn watch(&self, range: KeyRange, after: Revision) -> Watch {
+        // The engine filters by its own copy; ours filters the shared batches.
+        let engine_range = cairn_engine::KeyRange::between(&range.start, &range.end);
+        match self.handle.watch(engine_range, engine_revision(after)) {
+            Ok(inner) => Watch::new(watch::EngineWatch {
+                inner,
+                range: Arc::new(range),
+            }),
+            Err(e) => Watch::failed(error(e), after),
+        }
+    }
+
+    fn current_revision(&self) -> Reply<'_, Result<Revision, StorageError>> {
+        Reply::ready(Ok(revision(self.handle.current_revision())))
+    }
+
+    fn status(&self) -> Reply<'_, Result<Status, StorageError>> {
+        let stats = self.handle.stats();
+        Reply::ready(Ok(Status {
+            current_revision: revision(stats.current_revision),
+            compacted_revision: revision(stats.compacted_revision),
+            size_bytes: stats.bytes_on_disk,
+            keys: stats.live_keys,
+        }))
+    }
+
+    fn compact(&self, at: Revision) -> Reply<'_, Result<(), StorageError>> {
+        Reply::ready(self.handle.compact(engine_revision(at)).map_err(error))
+    }
+
+    fn health(&self) -> Result<(), String> {
+        if self.engine.lock().is_none() {
+            return Err("storage closed".into());
+        }
+        Ok(())
+    }
+
+    fn close(&self) {
+        if let Some(e) = self.engine.lock().take() {
+            e.close();
+        }
+    }
+}

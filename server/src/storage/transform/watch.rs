@@ -1,0 +1,79 @@
+//! Watch events through the transformers: each commit batch is transformed
+//! once (kept in the backend batch's memo) and shared by every watcher, as
+//! its encodings are downstream.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use cairn_transform::Transformers;
+
+use super::plain;
+use crate::storage::{Batch, Event, Events, Revision, StorageError, Watch, WatchStream};
+
+pub(super) struct PlainWatch {
+    pub(super) inner: Watch,
+    pub(super) transformers: Arc<Transformers>,
+    /// An event could not be transformed: the watch has ended.
+    pub(super) failed: bool,
+}
+
+/// The batch with every value and previous value as written.
+fn plain_batch(transformers: &Transformers, all: &[Event]) -> Result<Arc<Batch>, StorageError> {
+    let mut events = all.to_vec();
+    for e in &mut events {
+        for kv in e.kv.iter_mut().chain(e.prev.iter_mut()) {
+            plain(transformers, kv)?;
+        }
+    }
+    Ok(Arc::new(Batch::new(events)))
+}
+
+impl PlainWatch {
+    fn plain(
+        &mut self,
+        got: Option<Result<Events, StorageError>>,
+    ) -> Option<Result<Events, StorageError>> {
+        let events = match got? {
+            Ok(events) => events,
+            Err(e) => return Some(Err(e)),
+        };
+        let shared = events.memo(|all| plain_batch(&self.transformers, all));
+        let result = match shared {
+            Some(Ok(batch)) => Ok(events.with_batch(Arc::clone(batch))),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(StorageError::Internal(
+                "a watch batch memo holds another type".into(),
+            )),
+        };
+        // Like a backend's watch, one that failed ends.
+        self.failed = result.is_err();
+        Some(result)
+    }
+}
+
+impl WatchStream for PlainWatch {
+    fn poll_next_batch(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Events, StorageError>>> {
+        if self.failed {
+            return Poll::Ready(None);
+        }
+        match self.inner.poll_next_batch(cx) {
+            Poll::Ready(got) => Poll::Ready(self.plain(got)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn try_next_batch(&mut self) -> Option<Result<Events, StorageError>> {
+        if self.failed {
+            return None;
+        }
+        let got = self.inner.try_next_batch();
+        self.plain(got)
+    }
+
+    fn progress(&self) -> Revision {
+        self.inner.progress()
+    }
+}
