@@ -12,6 +12,7 @@ use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, AppState, health::Health};
+use crate::request::Pipeline;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
@@ -49,6 +50,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
+        pipeline: Pipeline::insecure_port(),
     });
 
     let listener = if config.insecure_port == 0 {

@@ -14,6 +14,7 @@ use crate::api::store::grace::{self, Grace};
 use crate::api::store::write::with_rv;
 use crate::api::store::{ListOptions, Store, storage_error};
 use crate::api::{keys, object};
+use crate::request::user::UserInfo;
 use crate::storage::{Guard, StorageError, Txn};
 use crate::util::time;
 
@@ -28,6 +29,9 @@ pub struct DeleteOptions {
     pub orphan_dependents: Option<bool>,
     /// `ignoreStoreReadErrorWithClusterBreakingPotential=true`.
     pub unsafe_delete: bool,
+    /// Who deletes, as admission sees it; `None` for the API server's own
+    /// in-process deletes.
+    pub user: Option<Arc<UserInfo>>,
 }
 
 /// What a DELETE did.

@@ -22,6 +22,7 @@ use crate::api::kind::{KindSpec, Origin};
 use crate::api::registry::Registry;
 use crate::api::schema;
 use crate::api::validation;
+use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Storage, StorageError};
 
 pub use delete::{DeleteOptions, Deleted};
@@ -82,6 +83,9 @@ pub struct WriteOptions {
     pub system: bool,
     /// The subresource written through, if any.
     pub subresource: Option<Subresource>,
+    /// Who writes, as admission sees it; `None` for the API server's own
+    /// in-process writes.
+    pub user: Option<Arc<UserInfo>>,
 }
 
 /// Subresources whose writes change part of the object.
