@@ -8,11 +8,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::api::kinds;
+use crate::api::registry::Registry;
 use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, AppState, health::Health};
 use crate::request::Pipeline;
+use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
@@ -23,6 +25,16 @@ const HOOKS: [&str; 5] = [
     "start-garbage-collector",
     "start-compaction",
 ];
+
+/// The admission plugins every write passes, in order.
+#[must_use]
+pub fn admission_chain(storage: &Arc<dyn Storage>, registry: &Registry) -> admission::Chain {
+    let namespaces = registry
+        .lookup("", "v1", "namespaces")
+        .expect("namespaces are built in");
+    let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
+    admission::Chain::new(Vec::new(), vec![lifecycle])
+}
 
 /// Resolves when the process is asked to stop.
 async fn stop_signal() {
@@ -42,10 +54,11 @@ pub async fn run(config: Config) -> Result<(), String> {
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
     let registry = Arc::new(kinds::builtin(&config));
+    let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     let state = Arc::new(AppState {
-        store: Store::new(Arc::clone(&storage), registry),
+        store: Store::new(Arc::clone(&storage), registry, admission),
         config: Arc::clone(&config),
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),

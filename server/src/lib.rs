@@ -1,6 +1,6 @@
 //! cairn-apiserver: a Kubernetes-compatible API server on cairn's storage
 //! engine. Layers, top to bottom: `http` (hyper front end) → `request` (the
-//! pipeline: authentication, authorization) → `api` (one generic
+//! pipeline: authentication, authorization, admission) → `api` (one generic
 //! registry; kinds are data) → `storage` (the backend boundary).
 
 pub mod api;

@@ -13,6 +13,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::*;
 use crate::api::kinds;
 use crate::config::Flags;
+use crate::request::admission::Chain;
 use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::{self, Authorizer, Authorizers, Decision};
 use crate::request::user::UserInfo;
@@ -76,7 +77,7 @@ async fn start(pipeline: Pipeline) -> Server {
     let registry = Arc::new(kinds::builtin(&config));
     let (stop, shutdown) = signal::channel(false);
     let state = Arc::new(AppState {
-        store: Store::new(storage, registry),
+        store: Store::new(storage, registry, Arc::new(Chain::default())),
         config,
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),

@@ -1,10 +1,13 @@
 //! The pipeline every request passes, resource or not: its `RequestInfo`
 //! is built, the caller authenticated (a chain of authenticators) and
 //! authorized (a union of authorizers), before anything is answered —
-//! health, discovery, OpenAPI and `/version` included. Each stage is a
-//! trait; today's implementations are the plain-HTTP port's user, and
-//! `system:masters` may do everything.
+//! health, discovery, OpenAPI and `/version` included. Writes then pass
+//! admission inside the store (mutating plugins, the kind's validation,
+//! validating plugins, the commit): see `admission`. Each stage is a
+//! trait; today's implementations are the plain-HTTP port's user,
+//! `system:masters` may do everything, and NamespaceLifecycle.
 
+pub mod admission;
 pub mod authn;
 pub mod authz;
 pub mod info;

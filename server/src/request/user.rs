@@ -1,8 +1,8 @@
 //! Who a request acts as (Kubernetes' `user.Info`), and the identities the
-//! server gives.
+//! server itself uses.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// The group whose members may do everything (Kubernetes' privileged group).
 pub const MASTERS: &str = "system:masters";
@@ -42,4 +42,13 @@ impl UserInfo {
 #[must_use]
 pub fn insecure_port_user() -> Arc<UserInfo> {
     Arc::new(UserInfo::new("system:admin", &[MASTERS, AUTHENTICATED]))
+}
+
+/// The API server acting on its own (Kubernetes' loopback identity): what
+/// admission sees for the writes of in-process controllers.
+#[must_use]
+pub fn api_server() -> &'static UserInfo {
+    static USER: LazyLock<UserInfo> =
+        LazyLock::new(|| UserInfo::new("system:apiserver", &[AUTHENTICATED, MASTERS]));
+    &USER
 }
