@@ -146,12 +146,9 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
     };
     let registry = &state.store.registry;
     let doc = match route {
-        Route::Resource => match &info.resource {
-            Some(target) => {
-                return resource::handle(&state, req, target, user, query, writer).await;
-            }
-            None => Err(ApiError::PathNotFound),
-        },
+        Route::Resource(target) => {
+            return resource::handle(&state, req, target, user, query, writer).await;
+        }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),
             resource: path.to_string(),

@@ -2,11 +2,11 @@
 //! endpoints, or the resource handlers. The target of a resource request
 //! is read once, into its `RequestInfo` (request/info.rs).
 
-use crate::request::info::RequestInfo;
+use crate::request::info::{RequestInfo, ResourceInfo};
 
 /// What a request addresses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Route {
+pub enum Route<'a> {
     /// `/healthz`, `/livez`, `/readyz` (and `/<endpoint>/<check>`).
     Health {
         endpoint: String,
@@ -30,16 +30,15 @@ pub enum Route {
         group: String,
         version: String,
     },
-    /// The resource `info.resource` names.
-    Resource,
+    Resource(&'a ResourceInfo),
     NotFound,
 }
 
 /// Routes a request.
 #[must_use]
-pub fn route(info: &RequestInfo) -> Route {
-    if info.is_resource_request() {
-        return Route::Resource;
+pub fn route(info: &RequestInfo) -> Route<'_> {
+    if let Some(target) = &info.resource {
+        return Route::Resource(target);
     }
     let trimmed = info.path.trim_end_matches('/');
     let segs: Vec<&str> = trimmed.split('/').skip(1).collect();
@@ -77,56 +76,54 @@ mod tests {
 
     use super::*;
 
-    fn route_of(path: &str) -> Route {
-        route(&RequestInfo::new(&Method::GET, path.into(), None, None))
+    /// Whether `path` routes to `want` (any resource for `Resource`).
+    fn routes(path: &str, want: &Route<'_>) -> bool {
+        let info = RequestInfo::new(&Method::GET, path.into(), None, None);
+        match (route(&info), want) {
+            (Route::Resource(_), Route::Resource(_)) => true,
+            (got, want) => &got == want,
+        }
     }
 
     #[test]
     fn paths() {
-        assert_eq!(
-            route_of("/api/v1/namespaces/default/events/e1"),
-            Route::Resource
-        );
-        assert_eq!(route_of("/api/v1/watch/events"), Route::Resource);
-        assert_eq!(
-            route_of("/apis/events.k8s.io"),
-            Route::Group {
-                group: "events.k8s.io".into()
-            }
-        );
-        assert_eq!(
-            route_of("/apis/events.k8s.io/v1/"),
-            Route::GroupResources {
-                group: "events.k8s.io".into(),
-                version: "v1".into()
-            }
-        );
-        assert_eq!(
-            route_of("/api/v1"),
-            Route::CoreResources {
-                version: "v1".into()
-            }
-        );
-        assert_eq!(route_of("/api"), Route::CoreVersions);
-        assert_eq!(route_of("/apis"), Route::Groups);
-        assert_eq!(route_of("/version"), Route::Version);
-        assert_eq!(
-            route_of("/livez/ping"),
-            Route::Health {
-                endpoint: "livez".into(),
-                check: Some("ping".into())
-            }
-        );
-        assert_eq!(
-            route_of("/readyz/poststarthook/bootstrap"),
-            Route::Health {
-                endpoint: "readyz".into(),
-                check: Some("poststarthook/bootstrap".into())
-            }
-        );
-        assert_eq!(route_of("/nope"), Route::NotFound);
-        assert_eq!(route_of("/api/v1/a/b/c/d"), Route::NotFound);
-        assert_eq!(route_of("/api/v1/watch"), Route::NotFound);
-        assert_eq!(route_of("/api/v1/namespaces/ns//e"), Route::NotFound);
+        let any = ResourceInfo::default();
+        let resource = Route::Resource(&any);
+        assert!(routes("/api/v1/namespaces/default/events/e1", &resource));
+        assert!(routes("/api/v1/watch/events", &resource));
+        let group = Route::Group {
+            group: "events.k8s.io".into(),
+        };
+        assert!(routes("/apis/events.k8s.io", &group));
+        let group_resources = Route::GroupResources {
+            group: "events.k8s.io".into(),
+            version: "v1".into(),
+        };
+        assert!(routes("/apis/events.k8s.io/v1/", &group_resources));
+        let core = Route::CoreResources {
+            version: "v1".into(),
+        };
+        assert!(routes("/api/v1", &core));
+        assert!(routes("/api", &Route::CoreVersions));
+        assert!(routes("/apis", &Route::Groups));
+        assert!(routes("/version", &Route::Version));
+        let ping = Route::Health {
+            endpoint: "livez".into(),
+            check: Some("ping".into()),
+        };
+        assert!(routes("/livez/ping", &ping));
+        let hook = Route::Health {
+            endpoint: "readyz".into(),
+            check: Some("poststarthook/bootstrap".into()),
+        };
+        assert!(routes("/readyz/poststarthook/bootstrap", &hook));
+        for path in [
+            "/nope",
+            "/api/v1/a/b/c/d",
+            "/api/v1/watch",
+            "/api/v1/namespaces/ns//e",
+        ] {
+            assert!(routes(path, &Route::NotFound), "{path}");
+        }
     }
 }
