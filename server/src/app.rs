@@ -9,10 +9,13 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::api::kinds;
+use crate::api::registry::Registry;
 use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, health::Health, openapi};
+use crate::request::Pipeline;
+use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -34,6 +37,18 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
     pub openapi: openapi::Documents,
+    /// Authentication and authorization of the listener's requests.
+    pub pipeline: Pipeline,
+}
+
+/// The admission plugins every write passes, in order.
+#[must_use]
+pub fn admission_chain(storage: &Arc<dyn Storage>, registry: &Registry) -> admission::Chain {
+    let namespaces = registry
+        .lookup("", "v1", "namespaces")
+        .expect("namespaces are built in");
+    let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
+    admission::Chain::new(Vec::new(), vec![lifecycle])
 }
 
 /// Resolves when the process is asked to stop.
@@ -57,14 +72,16 @@ pub async fn run(config: Config) -> Result<(), String> {
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
     let registry = Arc::new(kinds::builtin(&config));
+    let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     let state = Arc::new(AppState {
-        store: Store::new(Arc::clone(&storage), registry),
+        store: Store::new(Arc::clone(&storage), registry, admission),
         config: Arc::clone(&config),
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
+        pipeline: Pipeline::insecure_port(),
     });
 
     let listener = if config.insecure_port == 0 {

@@ -1,11 +1,13 @@
 //! cairn-apiserver: a Kubernetes-compatible API server on cairn's storage
-//! engine. Layers, top to bottom: `http` (hyper front end) → `api` (one
-//! generic registry; kinds are data) → `storage` (the backend boundary).
+//! engine. Layers, top to bottom: `http` (hyper front end) → `request` (the
+//! pipeline: authentication, authorization, admission) → `api` (one generic
+//! registry; kinds are data) → `storage` (the backend boundary).
 
 pub mod api;
 pub mod app;
 pub mod config;
 pub mod controllers;
 pub mod http;
+pub mod request;
 pub mod storage;
 pub mod util;

@@ -90,6 +90,10 @@ pub enum ApiError {
     },
     #[error("{0}")]
     BadRequest(String),
+    /// No authenticator recognised the caller (401; Kubernetes says no more).
+    #[error("Unauthorized")]
+    Unauthorized,
+    /// Refused (403). An empty `resource` is a refused non-resource path.
     #[error("{}", forbidden_message(resource, name, reason))]
     Forbidden {
         group: String,
@@ -146,7 +150,9 @@ fn invalid_message(kind: &str, group: &str, name: &str, causes: &[Cause]) -> Str
 }
 
 fn forbidden_message(resource: &str, name: &str, reason: &str) -> String {
-    if name.is_empty() {
+    if resource.is_empty() {
+        format!("forbidden: {reason}")
+    } else if name.is_empty() {
         format!("{resource} is forbidden: {reason}")
     } else {
         format!("{resource} {name:?} is forbidden: {reason}")
@@ -164,6 +170,7 @@ impl ApiError {
             | ApiError::ApplyConflict { .. } => 409,
             ApiError::Invalid { code, .. } => *code,
             ApiError::BadRequest(_) => 400,
+            ApiError::Unauthorized => 401,
             ApiError::Forbidden { .. } => 403,
             ApiError::MethodNotAllowed { .. } | ApiError::NotAllowed(_) => 405,
             ApiError::NotAcceptable(_) => 406,
@@ -185,6 +192,7 @@ impl ApiError {
             ApiError::Conflict { .. } | ApiError::ApplyConflict { .. } => "Conflict",
             ApiError::Invalid { code: 422, .. } => "Invalid",
             ApiError::Invalid { .. } | ApiError::BadRequest(_) => "BadRequest",
+            ApiError::Unauthorized => "Unauthorized",
             ApiError::Forbidden { .. } => "Forbidden",
             ApiError::MethodNotAllowed { .. } | ApiError::NotAllowed(_) => "MethodNotAllowed",
             ApiError::NotAcceptable(_) => "NotAcceptable",
@@ -230,7 +238,9 @@ impl ApiError {
             if !group.is_empty() {
                 details.insert("group".into(), json!(group));
             }
-            details.insert("kind".into(), json!(kind));
+            if !kind.is_empty() {
+                details.insert("kind".into(), json!(kind));
+            }
         }
         let mut details = serde_json::Map::new();
         match self {
@@ -299,7 +309,8 @@ impl ApiError {
             "message": self.to_string(),
             "reason": self.reason(),
         });
-        if !details.is_empty() {
+        // Kubernetes' 403 always has details, empty for a refused path.
+        if !details.is_empty() || matches!(self, ApiError::Forbidden { .. }) {
             status["details"] = Value::Object(details);
         }
         status["code"] = json!(self.code());

@@ -156,7 +156,7 @@ fn document(registry: &Registry, core: bool, wanted: &Wanted) -> Value {
 pub fn serve(
     registry: &Registry,
     domain: &str,
-    route: &Route,
+    route: &Route<'_>,
     headers: &HeaderMap,
 ) -> Option<Response<Body>> {
     let core = match route {

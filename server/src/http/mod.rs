@@ -1,8 +1,8 @@
-//! The hyper front end: accept loop, routing, negotiation, and the request
-//! path (authentication and authorization will slot in before dispatch).
+//! The hyper front end: accept loop, routing, negotiation. Every request,
+//! resource or not, passes the request pipeline (authentication, then
+//! authorization) before anything answers it.
 
 pub mod aggregated_discovery;
-pub mod auth;
 pub mod body;
 pub mod cbor;
 pub mod compress;
@@ -38,6 +38,8 @@ use tokio::sync::watch as signal;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::request::authn::RequestHead;
+use crate::request::info::RequestInfo;
 use body::Body;
 use params::Query;
 use respond::Writer;
@@ -45,8 +47,13 @@ use router::Route;
 
 /// Handles one request.
 pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Body> {
-    let path = req.uri().path().to_string();
     let query = Query::parse(req.uri().query());
+    let info = RequestInfo::new(
+        req.method(),
+        req.uri().path().to_string(),
+        query.get("watch"),
+        query.get("fieldSelector"),
+    );
     let user_agent = req
         .headers()
         .get(header::USER_AGENT)
@@ -58,7 +65,36 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let pretty = negotiate::wants_pretty(query.get("pretty"), user_agent.as_deref());
-    let route = router::route(&path);
+    let offers = negotiate::Offers {
+        domain: &state.config.api_domain,
+        cbor: state.config.feature_gates.enabled("CBORServingAndStorage"),
+    };
+    let head = RequestHead {
+        method: req.method(),
+        path: &info.path,
+        headers: req.headers(),
+    };
+    let user = match state.pipeline.authorize_request(&head, &info).await {
+        Ok(user) => user,
+        Err(e) => {
+            // Refused before any handler: in the negotiated encoding, or
+            // JSON when the Accept header offers none of ours.
+            let writer = match negotiate::response_target(accept.as_deref(), &offers) {
+                Ok(t) => Writer {
+                    encoding: t.encoding,
+                    pretty,
+                    table: None,
+                },
+                Err(_) => Writer {
+                    pretty,
+                    ..Writer::default()
+                },
+            };
+            return writer.error(&e);
+        }
+    };
+    let path = info.path.as_str();
+    let route = router::route(&info);
     if let Route::Health { endpoint, check } = &route {
         return state.health.respond(
             endpoint,
@@ -72,16 +108,12 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
         let registry = &state.store.registry;
         let published = state
             .openapi
-            .serve(registry, domain, &path, &query, req.headers())
+            .serve(registry, domain, path, &query, req.headers())
             .or_else(|| aggregated_discovery::serve(registry, domain, &route, req.headers()));
         if let Some(resp) = published {
             return resp;
         }
     }
-    let offers = negotiate::Offers {
-        domain: &state.config.api_domain,
-        cbor: state.config.feature_gates.enabled("CBORServingAndStorage"),
-    };
     let writer = match negotiate::response_target(accept.as_deref(), &offers) {
         Ok(t) => Writer {
             encoding: t.encoding,
@@ -98,10 +130,12 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
     };
     let registry = &state.store.registry;
     let doc = match route {
-        Route::Resource(info) => return resource::handle(&state, req, info, query, writer).await,
+        Route::Resource(target) => {
+            return resource::handle(&state, req, target, user, query, writer).await;
+        }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),
-            resource: path.clone(),
+            resource: path.to_string(),
         }),
         Route::Version => Ok(discovery::version()),
         Route::CoreVersions => Ok(discovery::core_versions(&state.config.advertise_address())),
@@ -149,3 +183,6 @@ pub async fn serve(state: Arc<AppState>, listener: TcpListener, mut stop: signal
         () = tokio::time::sleep(Duration::from_secs(30)) => tracing::warn!("some connections did not finish within 30s of shutdown"),
     }
 }
+
+#[cfg(test)]
+mod pipeline_tests;

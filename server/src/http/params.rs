@@ -159,6 +159,7 @@ impl Query {
             field_manager,
             system: false,
             subresource: None,
+            user: None,
         })
     }
 
@@ -289,6 +290,7 @@ impl Query {
             propagation_policy,
             orphan_dependents,
             unsafe_delete,
+            user: None,
         })
     }
 }

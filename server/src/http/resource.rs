@@ -18,7 +18,6 @@ use crate::api::store::{
     DeleteOptions, Deleted, ListPage, Store, Subresource, delete::success_status,
 };
 use crate::app::AppState;
-use crate::http::auth;
 use crate::http::body::{Body, read_limited};
 use crate::http::compress::Uncompressed;
 use crate::http::list_body::ListBody;
@@ -26,41 +25,28 @@ use crate::http::negotiate::{Encoding, essence};
 use crate::http::params::{OptionsKind, Query};
 use crate::http::protobuf::{self, decode_body};
 use crate::http::respond::Writer;
-use crate::http::router::RequestInfo;
 use crate::http::stream_map::map_lines;
 use crate::http::{cbor, subresource, table, watch};
+use crate::request::info::ResourceInfo;
+use crate::request::user::UserInfo;
 use http_body_util::BodyExt;
 
 pub(crate) fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> Option<&str> {
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Serves one resource request.
+/// Serves one resource request of an authorized `user`.
 pub async fn handle(
     state: &Arc<AppState>,
     req: Request<Incoming>,
-    info: RequestInfo,
+    info: &ResourceInfo,
+    user: Arc<UserInfo>,
     query: Query,
     writer: Writer,
 ) -> Response<Body> {
-    match dispatch(state, req, &info, &query, writer).await {
+    match dispatch(state, req, info, user, &query, writer).await {
         Ok(resp) => resp,
         Err(e) => writer.error(&e),
-    }
-}
-
-/// The Kubernetes verb of a request (for authorization).
-fn verb_of(method: &Method, named: bool, watching: bool) -> &'static str {
-    match (method.as_str(), named) {
-        (_, _) if watching => "watch",
-        ("GET", true) => "get",
-        ("GET", false) => "list",
-        ("POST", _) => "create",
-        ("PUT", _) => "update",
-        ("PATCH", _) => "patch",
-        ("DELETE", true) => "delete",
-        ("DELETE", false) => "deletecollection",
-        _ => "unknown",
     }
 }
 
@@ -74,7 +60,8 @@ fn method_not_allowed(kind: &KindSpec, action: &str) -> ApiError {
 async fn dispatch(
     state: &Arc<AppState>,
     req: Request<Incoming>,
-    info: &RequestInfo,
+    info: &ResourceInfo,
+    user: Arc<UserInfo>,
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
@@ -93,11 +80,6 @@ async fn dispatch(
         return Err(ApiError::PathNotFound);
     }
     let watching = info.watch_path || query.bool("watch")?.unwrap_or(false);
-    auth::authorize(
-        auth::insecure_port_user(),
-        verb_of(req.method(), name.is_some(), watching),
-        info,
-    )?;
     let subresource = match info.subresource.as_deref() {
         None => None,
         Some(_) if watching || name.is_none() => return Err(ApiError::PathNotFound),
@@ -108,7 +90,7 @@ async fn dispatch(
             }
             Some(Subresource::Finalize)
         }
-        Some(_) => return subresource::serve(state, req, &kind, info, query, writer).await,
+        Some(_) => return subresource::serve(state, req, &kind, info, user, query, writer).await,
     };
     if subresource.is_some() && !matches!(*req.method(), Method::GET | Method::PUT | Method::PATCH)
     {
@@ -205,7 +187,8 @@ async fn dispatch(
             if kind.namespaced && ns.is_none() {
                 return Err(method_not_allowed(&kind, "create"));
             }
-            let opts = query.write_options(user_agent.as_deref(), &options("CreateOptions"))?;
+            let mut opts = query.write_options(user_agent.as_deref(), &options("CreateOptions"))?;
+            opts.user = Some(user);
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.create(&kind, ns, decoded, &opts).await?;
@@ -214,6 +197,7 @@ async fn dispatch(
         (Method::PUT, Some(name)) => {
             let mut opts = query.write_options(user_agent.as_deref(), &options("UpdateOptions"))?;
             opts.subresource = subresource;
+            opts.user = Some(user);
             let body = read_body(req).await?;
             let decoded = decode_body(&kind, content_type.as_deref(), &body)?;
             let out = state.store.update(&kind, ns, name, decoded, &opts).await?;
@@ -237,6 +221,7 @@ async fn dispatch(
             let force = query.force(patch_type, &patch_options)?;
             let mut opts = query.write_options(user_agent.as_deref(), &patch_options)?;
             opts.subresource = subresource;
+            opts.user = Some(user);
             let body = read_body(req).await?;
             let out = if patch_type == PatchType::Apply {
                 if query.get("fieldManager").is_none_or(str::is_empty) {
@@ -263,6 +248,7 @@ async fn dispatch(
             let body = read_body(req).await?;
             let mut opts = delete_options(query, content_type.as_deref(), &body)?;
             check_unsafe_delete(state, &mut opts)?;
+            opts.user = Some(user);
             match state.store.delete(&kind, ns, name, &opts).await? {
                 Deleted::Removed(obj) if kind.return_deleted_object => {
                     Ok(protobuf::reply(writer, &kind, 200, &obj, &[]))
@@ -289,6 +275,7 @@ async fn dispatch(
             let body = read_body(req).await?;
             let mut opts = delete_options(query, content_type.as_deref(), &body)?;
             check_unsafe_delete(state, &mut opts)?;
+            opts.user = Some(user);
             let list = query.list_options(&kind, &state.config.feature_gates)?;
             let (items, revision) = state
                 .store

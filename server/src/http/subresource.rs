@@ -21,14 +21,17 @@ use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
 use crate::http::resource::header_str;
 use crate::http::respond::Writer;
-use crate::http::router::RequestInfo;
+use crate::request::info::ResourceInfo;
+use crate::request::user::UserInfo;
 
-/// Serves `/scale` and `/eviction`; anything else is not found.
+/// Serves `/scale` and `/eviction` for an authorized `user`; anything else
+/// is not found.
 pub async fn serve(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     kind: &Arc<KindSpec>,
-    info: &RequestInfo,
+    info: &ResourceInfo,
+    user: Arc<UserInfo>,
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
@@ -89,6 +92,7 @@ pub async fn serve(
                         },
                     )?;
                     opts.subresource = Some(Subresource::Scale);
+                    opts.user = Some(user);
                     let target = ScaleTarget {
                         kind,
                         paths,
@@ -115,6 +119,9 @@ pub async fn serve(
             let body = decode_body(content_type.as_deref(), &body)?.value;
             let mut opts = eviction::decode(&body, name, ns)?;
             opts.dry_run |= query.dry_run()?;
+            // Admitted as the pod's delete, which is what it does
+            // (Kubernetes admits a create of pods/eviction instead).
+            opts.user = Some(user);
             state.store.delete(kind, ns, name, &opts).await?;
             Ok(writer.object(
                 201,

@@ -29,6 +29,15 @@ impl<'a, T: Send + 'a> Reply<'a, T> {
         Reply(Inner::Later(Box::pin(future)))
     }
 
+    /// The answer if it is known now, else the reply to wait for (callers
+    /// that are themselves nearly always ready stay unboxed).
+    pub fn into_ready(self) -> Result<T, Reply<'a, T>> {
+        match self.0 {
+            Inner::Ready(Some(v)) => Ok(v),
+            other => Err(Reply(other)),
+        }
+    }
+
     /// The answer passed through `f`; stays unboxed when ready.
     pub fn map<U: Send + 'a>(self, f: impl FnOnce(T) -> U + Send + 'a) -> Reply<'a, U> {
         match self.0 {
@@ -61,5 +70,8 @@ mod tests {
             2
         });
         assert_eq!(later.map(|v| v * 10).await, 20);
+        assert_eq!(Reply::ready(3).into_ready().ok(), Some(3));
+        let later = Reply::later(async { 4 });
+        assert_eq!(later.into_ready().expect_err("not ready").await, 4);
     }
 }

@@ -12,7 +12,7 @@ use crate::api::kind::{DeleteAction, NameRule, Strategy};
 use crate::api::object;
 use crate::util::time;
 
-/// Namespaces that can never be deleted.
+/// Namespaces that always exist and can never be deleted.
 pub const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 /// The finalizer the namespace controller owns.
@@ -57,17 +57,9 @@ impl Strategy for NamespaceStrategy {
         NameRule::Label
     }
 
+    // The immortal namespaces are refused before this, by admission
+    // (NamespaceLifecycle).
     fn on_delete(&self, obj: &Value) -> Result<DeleteAction, ApiError> {
-        let name = object::name(obj);
-        if IMMORTAL.contains(&name) {
-            return Err(ApiError::Forbidden {
-                group: String::new(),
-                resource: "namespaces".into(),
-                name: name.into(),
-                reason: "this namespace may not be deleted".into(),
-                causes: Vec::new(),
-            });
-        }
         if object::is_terminating(obj) {
             return Ok(DeleteAction::Update(obj.clone()));
         }

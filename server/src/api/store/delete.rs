@@ -14,6 +14,8 @@ use crate::api::store::grace::{self, Grace};
 use crate::api::store::write::with_rv;
 use crate::api::store::{ListOptions, Store, storage_error};
 use crate::api::{keys, object};
+use crate::request::admission::Attributes;
+use crate::request::user::UserInfo;
 use crate::storage::{Guard, StorageError, Txn};
 use crate::util::time;
 
@@ -28,6 +30,9 @@ pub struct DeleteOptions {
     pub orphan_dependents: Option<bool>,
     /// `ignoreStoreReadErrorWithClusterBreakingPotential=true`.
     pub unsafe_delete: bool,
+    /// Who deletes, as admission sees it; `None` for the API server's own
+    /// in-process deletes.
+    pub user: Option<Arc<UserInfo>>,
 }
 
 /// What a DELETE did.
@@ -212,6 +217,10 @@ impl Store {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, ApiError> {
+        // A delete has no new object: mutating plugins see the request only.
+        self.admission
+            .admit(&Attributes::delete(kind, ns, name, opts, None), None)
+            .await?;
         let key = keys::object_key(kind, ns, name);
         loop {
             let Some(kv) = self
@@ -225,6 +234,13 @@ impl Store {
             };
             let current = Store::decode_served(kind, &kv)?;
             check_preconditions(kind, name, &current, kv.mod_revision.get(), opts)?;
+            let pins = self
+                .admission
+                .validate(
+                    &Attributes::delete(kind, ns, name, opts, Some(&current)),
+                    None,
+                )
+                .await?;
             let update = match plan(kind, &current, opts, SystemTime::now())? {
                 Plan::Unchanged => return Ok(Deleted::Pending(current)),
                 Plan::Update(next) => Some(next),
@@ -236,7 +252,8 @@ impl Store {
                     None => Deleted::Removed(current),
                 });
             }
-            let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
+            let guard =
+                pins.guard(Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision)));
             let txn = match &update {
                 Some(next) => match kind.ttl {
                     Some(ttl) => {

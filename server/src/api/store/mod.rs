@@ -4,6 +4,7 @@
 //! Objects are JSON in storage, without `metadata.resourceVersion` (that is
 //! the key's mod revision, filled in on the way out).
 
+pub mod admission;
 pub mod apply;
 pub mod delete;
 pub mod grace;
@@ -12,7 +13,7 @@ pub mod ownership;
 pub mod read;
 pub mod write;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,6 +24,8 @@ use crate::api::kind::{KindSpec, Origin};
 use crate::api::registry::Registry;
 use crate::api::schema;
 use crate::api::validation;
+use crate::request::admission::Chain;
+use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Revision, Storage, StorageError};
 
 pub use delete::{DeleteOptions, Deleted};
@@ -83,6 +86,9 @@ pub struct WriteOptions {
     pub system: bool,
     /// The subresource written through, if any.
     pub subresource: Option<Subresource>,
+    /// Who writes, as admission sees it; `None` for the API server's own
+    /// in-process writes.
+    pub user: Option<Arc<UserInfo>>,
 }
 
 /// Subresources whose writes change part of the object.
@@ -97,12 +103,24 @@ pub enum Subresource {
     Scale,
 }
 
+impl Subresource {
+    /// The path segment.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Finalize => "finalize",
+            Subresource::Scale => "scale",
+        }
+    }
+}
+
 /// The generic store.
 pub struct Store {
     pub storage: Arc<dyn Storage>,
     pub registry: Arc<Registry>,
-    /// The built-in namespaces kind, which every namespaced create checks.
-    namespaces: OnceLock<Arc<KindSpec>>,
+    /// Every write passes it (see `request::admission`).
+    pub admission: Arc<Chain>,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -110,21 +128,12 @@ const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
 
 impl Store {
     #[must_use]
-    pub fn new(storage: Arc<dyn Storage>, registry: Arc<Registry>) -> Store {
+    pub fn new(storage: Arc<dyn Storage>, registry: Arc<Registry>, admission: Arc<Chain>) -> Store {
         Store {
             storage,
             registry,
-            namespaces: OnceLock::new(),
+            admission,
         }
-    }
-
-    /// The namespaces kind (built in, so looked up once).
-    pub(crate) fn namespaces(&self) -> &Arc<KindSpec> {
-        self.namespaces.get_or_init(|| {
-            self.registry
-                .lookup("", "v1", "namespaces")
-                .expect("namespaces are always served")
-        })
     }
 
     /// Turns a stored record into the served object.

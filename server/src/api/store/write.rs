@@ -13,6 +13,7 @@ use crate::api::kind::{KindSpec, Origin};
 use crate::api::managed::Managed;
 use crate::api::store::{Store, Subresource, WriteOptions, ownership, storage_error};
 use crate::api::{keys, meta, object};
+use crate::request::admission::Attributes;
 use crate::storage::{Guard, Revision, StorageError, Txn};
 
 /// A successful write.
@@ -136,6 +137,7 @@ impl Store {
                 "resourceVersion should not be set on objects to be created".into(),
             ));
         }
+        self.admit_new(kind, ns, opts, &mut obj).await?;
         meta::prepare_create(&mut obj, SystemTime::now());
         kind.strategy.prepare_for_create(&mut obj);
         let name = object::name(&obj).to_string();
@@ -158,10 +160,11 @@ impl Store {
         let obj = meta::canonical(kind, obj);
         let key = keys::object_key(kind, ns, &name);
         loop {
-            let ns_guard = match ns.filter(|_| kind.namespaced) {
-                Some(ns) => Some(self.namespace_accepting(kind, ns, &name).await?),
-                None => None,
-            };
+            // Again after a lost race: what admission read may have changed.
+            let pins = self
+                .admission
+                .validate(&Attributes::create(kind, ns, &name, opts), Some(&obj))
+                .await?;
             if opts.dry_run {
                 if self
                     .storage
@@ -180,10 +183,7 @@ impl Store {
                     served: None,
                 });
             }
-            let mut txn = Txn::new().guard(Guard::Absent(key.clone()));
-            if let Some((ns_key, rev)) = &ns_guard {
-                txn = txn.guard(Guard::ModRevision(ns_key.clone(), *rev));
-            }
+            let txn = pins.guard(Txn::new().guard(Guard::Absent(key.clone())));
             let stored = Store::encode_for_storage(kind, &obj);
             let txn = put_txn(kind, txn, key.clone(), stored.clone());
             match self.storage.commit(txn).await {
@@ -198,50 +198,12 @@ impl Store {
                 Err(StorageError::Conflict { guard: 0, .. }) => {
                     return Err(kind.already_exists(&name));
                 }
-                // The namespace changed meanwhile (it may be terminating or
-                // gone now): check again.
+                // Something admission read changed meanwhile (a namespace
+                // may be terminating or gone now): admit again.
                 Err(StorageError::Conflict { .. } | StorageError::NotFound { .. }) => {}
                 Err(e) => return Err(storage_error(e)),
             }
         }
-    }
-
-    /// The namespace's key and revision if it accepts new objects.
-    async fn namespace_accepting(
-        &self,
-        kind: &KindSpec,
-        ns: &str,
-        name: &str,
-    ) -> Result<(Vec<u8>, Revision), ApiError> {
-        let ns_kind = self.namespaces();
-        let key = keys::object_key(ns_kind, None, ns);
-        let Some(kv) = self
-            .storage
-            .get(&key, None)
-            .await
-            .map_err(storage_error)?
-            .kv
-        else {
-            return Err(ns_kind.not_found(ns));
-        };
-        if object::stored_is_terminating(&kv.value).map_err(|e| {
-            ApiError::Internal(format!("namespace {ns} is stored as invalid JSON: {e}"))
-        })? {
-            return Err(ApiError::Forbidden {
-                group: kind.group.clone(),
-                resource: kind.qualified_resource(),
-                name: name.into(),
-                reason: format!(
-                    "unable to create new content in namespace {ns} because it is being terminated"
-                ),
-                causes: vec![Cause::new(
-                    "NamespaceTerminating",
-                    "metadata.namespace",
-                    format!("namespace {ns} is being terminated"),
-                )],
-            });
-        }
-        Ok((key, kv.mod_revision))
     }
 
     /// PUT: replaces an object (creating it when the kind allows).
@@ -341,6 +303,8 @@ impl Store {
                 warnings,
                 managed,
             } = mutate(&old)?;
+            let admitting = Attributes::update(kind, ns, name, opts, &old);
+            self.admission.admit(&admitting, Some(&mut new)).await?;
             if object::name(&new) != name {
                 let n = object::name(&new).to_string();
                 return Err(kind.invalid(
@@ -387,6 +351,7 @@ impl Store {
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
             }
+            let pins = self.admission.validate(&admitting, Some(&new)).await?;
             match &managed {
                 Some(m) => ownership::store_entries(&mut new, m),
                 None => ownership::track_update(kind, Some(&old), &mut new, opts),
@@ -415,7 +380,8 @@ impl Store {
                     served: None,
                 });
             }
-            let guard = Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision));
+            let guard =
+                pins.guard(Txn::new().guard(Guard::ModRevision(key.clone(), kv.mod_revision)));
             let stored = (!finished).then(|| Store::encode_for_storage(kind, &new));
             let txn = match &stored {
                 None => guard.delete(key.clone()),

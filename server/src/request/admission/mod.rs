@@ -1,0 +1,279 @@
+//! Admission: plugins that see every write before it is stored. Mutating
+//! plugins run first and may change the object; the kind's validation
+//! follows; then validating plugins, which may only refuse, and may pin
+//! what they read so the commit fails (and admission runs again) if it
+//! changes before the write lands.
+//!
+//! The store calls the chain from inside its write paths, because
+//! admission needs what only the store has: the object after decoding and
+//! defaulting, the stored object an update or delete replaces, and the
+//! retry of a lost race. Every write through the store's verbs is
+//! admitted — API requests as their user, in-process controllers as the
+//! API server itself — as in Kubernetes, where controllers write through
+//! the API. This module depends only on the registry's vocabulary (kinds,
+//! errors, write options), never on the store, so plugins may read storage
+//! while the store holds the chain.
+
+pub mod namespace_lifecycle;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::store::{DeleteOptions, Subresource, WriteOptions};
+use crate::request::user::{UserInfo, api_server};
+use crate::storage::{Guard, Revision, Txn};
+use crate::util::maybe_async::MaybeAsync;
+
+/// What a write does, as admission names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    Create,
+    Update,
+    Delete,
+}
+
+impl Operation {
+    /// The name an AdmissionReview carries.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "CREATE",
+            Operation::Update => "UPDATE",
+            Operation::Delete => "DELETE",
+        }
+    }
+}
+
+/// The request's options object (CreateOptions, UpdateOptions — also for
+/// patches — or DeleteOptions), as webhooks receive it.
+#[derive(Clone, Copy, Debug)]
+pub enum Options<'a> {
+    Write(&'a WriteOptions),
+    Delete(&'a DeleteOptions),
+}
+
+/// What a plugin is told about a write.
+#[derive(Clone, Copy)]
+pub struct Attributes<'a> {
+    pub operation: Operation,
+    /// Group, version, kind and resource of the object.
+    pub kind: &'a KindSpec,
+    pub subresource: Option<&'static str>,
+    pub namespace: Option<&'a str>,
+    /// May be empty while a create's name is still to be generated.
+    pub name: &'a str,
+    pub user: &'a UserInfo,
+    pub options: Options<'a>,
+    /// The stored object an update replaces or a delete removes.
+    pub old_object: Option<&'a Value>,
+}
+
+impl<'a> Attributes<'a> {
+    /// A create of `name` (`opts.user`, else the API server itself).
+    #[must_use]
+    pub fn create(
+        kind: &'a KindSpec,
+        namespace: Option<&'a str>,
+        name: &'a str,
+        opts: &'a WriteOptions,
+    ) -> Attributes<'a> {
+        Attributes {
+            operation: Operation::Create,
+            kind,
+            subresource: opts.subresource.map(Subresource::as_str),
+            namespace,
+            name,
+            user: caller(opts.user.as_deref()),
+            options: Options::Write(opts),
+            old_object: None,
+        }
+    }
+
+    /// An update (PUT, PATCH, apply, a subresource write) of `old`.
+    #[must_use]
+    pub fn update(
+        kind: &'a KindSpec,
+        namespace: Option<&'a str>,
+        name: &'a str,
+        opts: &'a WriteOptions,
+        old: &'a Value,
+    ) -> Attributes<'a> {
+        Attributes {
+            operation: Operation::Update,
+            old_object: Some(old),
+            ..Attributes::create(kind, namespace, name, opts)
+        }
+    }
+
+    /// A delete; `old` is the stored object once it has been read.
+    #[must_use]
+    pub fn delete(
+        kind: &'a KindSpec,
+        namespace: Option<&'a str>,
+        name: &'a str,
+        opts: &'a DeleteOptions,
+        old: Option<&'a Value>,
+    ) -> Attributes<'a> {
+        Attributes {
+            operation: Operation::Delete,
+            kind,
+            subresource: None,
+            namespace,
+            name,
+            user: caller(opts.user.as_deref()),
+            options: Options::Delete(opts),
+            old_object: old,
+        }
+    }
+
+    #[must_use]
+    pub fn dry_run(&self) -> bool {
+        match self.options {
+            Options::Write(o) => o.dry_run,
+            Options::Delete(o) => o.dry_run,
+        }
+    }
+}
+
+/// The writer a request named, else the API server itself.
+fn caller(user: Option<&UserInfo>) -> &UserInfo {
+    match user {
+        Some(user) => user,
+        None => api_server(),
+    }
+}
+
+/// A plugin that may change the object (deletes have none).
+pub trait MutatingAdmission: Send + Sync {
+    /// The name `--enable-admission-plugins` uses.
+    fn name(&self) -> &'static str;
+    fn handles(&self, operation: Operation) -> bool;
+    fn admit<'a>(
+        &'a self,
+        attrs: &'a Attributes<'a>,
+        object: Option<&'a mut Value>,
+    ) -> MaybeAsync<'a, Result<(), ApiError>>;
+}
+
+/// A plugin that may refuse a write the kind's validation accepted.
+pub trait ValidatingAdmission: Send + Sync {
+    /// The name `--enable-admission-plugins` uses.
+    fn name(&self) -> &'static str;
+    fn handles(&self, operation: Operation) -> bool;
+    /// `pins` takes each stored record the decision rests on.
+    fn validate<'a>(
+        &'a self,
+        attrs: &'a Attributes<'a>,
+        object: Option<&'a Value>,
+        pins: &'a mut Pins,
+    ) -> MaybeAsync<'a, Result<(), ApiError>>;
+}
+
+/// Stored records (key, mod revision) a validating decision read: the
+/// commit is guarded on each, so a decision never outlives what it saw.
+/// One pin (the usual case) needs no allocation.
+#[derive(Debug, Default)]
+pub struct Pins {
+    first: Option<(Vec<u8>, Revision)>,
+    more: Vec<(Vec<u8>, Revision)>,
+}
+
+impl Pins {
+    pub fn pin(&mut self, key: Vec<u8>, revision: Revision) {
+        if self.first.is_none() {
+            self.first = Some((key, revision));
+        } else {
+            self.more.push((key, revision));
+        }
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        usize::from(self.first.is_some()) + self.more.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+
+    /// `txn` guarded on every pin (after its own guards, whose indexes
+    /// keep their meaning).
+    #[must_use]
+    pub fn guard(self, txn: Txn) -> Txn {
+        self.first
+            .into_iter()
+            .chain(self.more)
+            .fold(txn, |txn, (key, rev)| {
+                txn.guard(Guard::ModRevision(key, rev))
+            })
+    }
+}
+
+/// The plugins of each phase, in the order they run.
+#[derive(Default)]
+pub struct Chain {
+    mutating: Vec<Arc<dyn MutatingAdmission>>,
+    validating: Vec<Arc<dyn ValidatingAdmission>>,
+}
+
+impl Chain {
+    #[must_use]
+    pub fn new(
+        mutating: Vec<Arc<dyn MutatingAdmission>>,
+        validating: Vec<Arc<dyn ValidatingAdmission>>,
+    ) -> Chain {
+        Chain {
+            mutating,
+            validating,
+        }
+    }
+
+    /// Whether any mutating plugin looks at `operation` (so a caller can
+    /// skip preparing what only they would read).
+    #[must_use]
+    pub fn mutates(&self, operation: Operation) -> bool {
+        self.mutating.iter().any(|p| p.handles(operation))
+    }
+
+    /// The mutating phase; the first refusal ends it.
+    pub async fn admit(
+        &self,
+        attrs: &Attributes<'_>,
+        mut object: Option<&mut Value>,
+    ) -> Result<(), ApiError> {
+        for plugin in self.mutating.iter().filter(|p| p.handles(attrs.operation)) {
+            plugin.admit(attrs, object.as_deref_mut()).resolve().await?;
+        }
+        Ok(())
+    }
+
+    /// The validating phase: the records to guard the commit on, or the
+    /// first refusal.
+    pub async fn validate(
+        &self,
+        attrs: &Attributes<'_>,
+        object: Option<&Value>,
+    ) -> Result<Pins, ApiError> {
+        let mut pins = Pins::default();
+        for plugin in self
+            .validating
+            .iter()
+            .filter(|p| p.handles(attrs.operation))
+        {
+            plugin.validate(attrs, object, &mut pins).resolve().await?;
+        }
+        Ok(pins)
+    }
+}
+
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod store_tests;
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

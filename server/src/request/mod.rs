@@ -1,0 +1,53 @@
+//! The pipeline every request passes, resource or not: its `RequestInfo`
+//! is built, the caller authenticated (a chain of authenticators) and
+//! authorized (a union of authorizers), before anything is answered —
+//! health, discovery, OpenAPI and `/version` included. Writes then pass
+//! admission inside the store (mutating plugins, the kind's validation,
+//! validating plugins, the commit): see `admission`. Each stage is a
+//! trait; today's implementations are the plain-HTTP port's user,
+//! `system:masters` may do everything, and NamespaceLifecycle.
+
+pub mod admission;
+pub mod authn;
+pub mod authz;
+pub mod info;
+pub mod user;
+
+use std::sync::Arc;
+
+use crate::api::error::ApiError;
+use authn::{Authenticators, RequestHead, insecure::InsecurePort};
+use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
+use info::RequestInfo;
+use user::UserInfo;
+
+/// Authentication and authorization, as one listener configures them.
+pub struct Pipeline {
+    pub authenticators: Authenticators,
+    pub authorizers: Authorizers,
+}
+
+impl Pipeline {
+    /// The plain-HTTP port: every request is `system:admin` in
+    /// `system:masters`, which may do everything.
+    #[must_use]
+    pub fn insecure_port() -> Pipeline {
+        Pipeline {
+            authenticators: Authenticators::new(vec![Arc::new(InsecurePort::new())], None),
+            authorizers: Authorizers::new(vec![Arc::new(PrivilegedGroups::masters())]),
+        }
+    }
+
+    /// Who asks, if they may: the user, else 401 or 403.
+    pub async fn authorize_request(
+        &self,
+        head: &RequestHead<'_>,
+        info: &RequestInfo,
+    ) -> Result<Arc<UserInfo>, ApiError> {
+        let user = self.authenticators.authenticate(head).await?;
+        self.authorizers
+            .authorize(&Attributes { user: &user, info })
+            .await?;
+        Ok(user)
+    }
+}
