@@ -149,6 +149,21 @@ pub fn strings_at(obj: &Value, pointer: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A written object's name: the URL's when the body names none; a body
+/// naming another object is a bad request.
+pub fn name_from_url(obj: &mut Value, name: &str) -> Result<(), crate::api::error::ApiError> {
+    match meta_str(obj, "name") {
+        Some(n) if n != name => Err(crate::api::error::ApiError::BadRequest(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        ))),
+        Some(_) => Ok(()),
+        None => {
+            metadata_mut(obj).insert("name".into(), Value::String(name.into()));
+            Ok(())
+        }
+    }
+}
+
 /// Kubernetes' `checkName`: a body must name the object of its URL, and
 /// may name the URL's namespace only.
 pub fn check_url_names(

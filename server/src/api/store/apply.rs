@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
@@ -60,19 +60,9 @@ impl Store {
                 kind.api_version()
             )));
         }
-        let (mut config, warnings) = Store::screen(kind, body, opts.field_validation)?;
+        let (mut config, warnings) = Store::check_fields(kind, body, opts.field_validation)?;
         Store::check_present_fields(kind, &config)?;
-        match object::meta_str(&config, "name") {
-            Some(n) if n != name => {
-                return Err(ApiError::BadRequest(format!(
-                    "the name of the object ({n}) does not match the name on the URL ({name})"
-                )));
-            }
-            Some(_) => {}
-            None => {
-                object::metadata_mut(&mut config).insert("name".into(), json!(name));
-            }
-        }
+        object::name_from_url(&mut config, name)?;
         Store::place_in_namespace(kind, ns, &mut config)?;
         crate::api::schema::normalize(&kind.schema, &mut config);
         let precondition = super::parse_rv(object::meta_str(&config, "resourceVersion"))?;
@@ -106,7 +96,7 @@ impl Store {
                     )
                     .map_err(managed::conflict_error)?;
                     Ok(Mutation {
-                        object: Store::complete(kind, merged)?,
+                        object: Store::default_and_validate(kind, merged)?,
                         precondition,
                         warnings: warnings.clone(),
                         managed: Some(managed),
@@ -128,7 +118,7 @@ impl Store {
                 scope,
             )
             .map_err(managed::conflict_error)?;
-            let created = Store::complete(kind, without_uid(created))?;
+            let created = Store::default_and_validate(kind, without_uid(created))?;
             match self
                 .create_tracked(kind, ns, created, warnings.clone(), opts, Some(managed))
                 .await

@@ -6,11 +6,15 @@
 
 pub mod admission;
 pub mod apply;
+pub mod body;
 pub mod delete;
+mod delete_plan;
 pub mod grace;
 pub mod history;
 pub mod ownership;
+pub mod patch;
 pub mod read;
+pub mod update;
 pub mod write;
 
 use std::sync::Arc;
@@ -18,12 +22,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
-use crate::api::kind::{KindSpec, Origin};
+use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
-use crate::api::schema;
-use crate::api::validation;
 use crate::request::admission::Chain;
 use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Revision, Storage, StorageError};
@@ -39,39 +40,6 @@ pub enum FieldValidation {
     #[default]
     Warn,
     Strict,
-}
-
-impl FieldValidation {
-    /// Unknown and duplicate fields of a body under this setting: a 400
-    /// (`Strict`), the `Warning`s to send (`Warn`), or nothing (`Ignore`).
-    pub fn judge(
-        self,
-        unknown: Vec<String>,
-        duplicates: Vec<String>,
-    ) -> Result<Vec<String>, ApiError> {
-        let problems = unknown
-            .into_iter()
-            .map(|f| format!("unknown field {f:?}"))
-            .chain(
-                duplicates
-                    .into_iter()
-                    .map(|f| format!("duplicate field {f:?}")),
-            );
-        match self {
-            FieldValidation::Ignore => Ok(Vec::new()),
-            FieldValidation::Warn => Ok(problems.collect()),
-            FieldValidation::Strict => {
-                let problems: Vec<String> = problems.collect();
-                if problems.is_empty() {
-                    return Ok(problems);
-                }
-                Err(ApiError::BadRequest(format!(
-                    "strict decoding error: {}",
-                    problems.join(", ")
-                )))
-            }
-        }
-    }
 }
 
 /// Options every write shares.
@@ -183,106 +151,6 @@ impl Store {
         serde_json::to_vec(&stored).expect("a JSON value always serializes")
     }
 
-    /// Checks a decoded body against the kind's schema: apiVersion/kind,
-    /// unknown and duplicate fields per `fieldValidation`, types and required
-    /// fields. Returns the pruned object and any warnings.
-    pub fn admit(
-        kind: &KindSpec,
-        decoded: Decoded,
-        validation: FieldValidation,
-    ) -> Result<(Value, Vec<String>), ApiError> {
-        let (value, warnings) = Store::screen(kind, decoded, validation)?;
-        Ok((Store::complete(kind, value)?, warnings))
-    }
-
-    /// The first half of `admit`: apiVersion/kind, unknown and duplicate
-    /// fields per `fieldValidation`, unknown fields pruned. Apply claims
-    /// what this leaves, before defaults fill anything in.
-    pub fn screen(
-        kind: &KindSpec,
-        decoded: Decoded,
-        validation: FieldValidation,
-    ) -> Result<(Value, Vec<String>), ApiError> {
-        let Decoded {
-            mut value,
-            duplicates,
-        } = decoded;
-        let Some(obj) = value.as_object() else {
-            return Err(ApiError::BadRequest(format!(
-                "the body of the request must be a {} object",
-                kind.kind
-            )));
-        };
-        if let Some(v) = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .filter(|v| !v.is_empty())
-            && v != kind.api_version()
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the API version in the data ({v}) does not match the expected API version ({})",
-                kind.api_version()
-            )));
-        }
-        if let Some(k) = obj
-            .get("kind")
-            .and_then(Value::as_str)
-            .filter(|k| !k.is_empty())
-            && k != kind.kind
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                kind.kind
-            )));
-        }
-        if let Some(m) = obj
-            .get("metadata")
-            .filter(|m| !m.is_object() && !m.is_null())
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the body of the request could not be decoded: metadata must be an object, not {}",
-                crate::api::bodies::json_type(m)
-            )));
-        }
-        // Custom resources decode as unstructured objects, which Kubernetes
-        // reads only when they say what they are.
-        if kind.origin != Origin::BuiltIn {
-            for (field, named) in [("apiVersion", "apiVersion"), ("kind", "Kind")] {
-                if obj
-                    .get(field)
-                    .and_then(Value::as_str)
-                    .is_none_or(str::is_empty)
-                {
-                    return Err(ApiError::BadRequest(format!(
-                        "Object '{named}' is missing in the request body"
-                    )));
-                }
-            }
-        }
-        let unknown = schema::unknown_fields(&kind.schema, &value);
-        let warnings = validation.judge(unknown, duplicates)?;
-        schema::prune(&kind.schema, &mut value);
-        Ok((value, warnings))
-    }
-
-    /// The second half of `admit`: defaults, then types and required
-    /// fields, then the normalized form.
-    pub fn complete(kind: &KindSpec, mut value: Value) -> Result<Value, ApiError> {
-        // Defaults first, as Kubernetes' decoding does: a defaulted field
-        // satisfies `required`.
-        schema::apply_defaults(&kind.schema, &mut value);
-        schema_problems(kind, &value, schema::validate(&kind.schema, &value))?;
-        schema::normalize(&kind.schema, &mut value);
-        Ok(value)
-    }
-
-    /// The type and value problems of the fields an apply configuration
-    /// has, found before its ownership is compared with the live object's
-    /// (a conflict is an answer for valid requests only).
-    pub fn check_present_fields(kind: &KindSpec, config: &Value) -> Result<(), ApiError> {
-        schema_problems(kind, config, schema::validate_present(&kind.schema, config))
-    }
-
     /// Resolves a `resourceVersion` parameter for a read that must be "not
     /// older than" it: waits briefly for a future revision, then gives up
     /// with 504 and `Retry-After`.
@@ -304,28 +172,6 @@ impl Store {
     pub async fn current_revision(&self) -> Result<Revision, ApiError> {
         self.storage.current_revision().await.map_err(storage_error)
     }
-}
-
-/// A body's schema problems as the kind's error: built-in kinds fail to
-/// decode (400), custom resources fail validation (422), as in Kubernetes;
-/// an integer beyond int64 fails decoding for every kind.
-fn schema_problems(
-    kind: &KindSpec,
-    value: &Value,
-    errors: Vec<schema::FieldError>,
-) -> Result<(), ApiError> {
-    if errors.is_empty() {
-        return Ok(());
-    }
-    let undecodable = errors.iter().any(schema::FieldError::is_integer_overflow);
-    let code = if kind.origin == Origin::BuiltIn || undecodable {
-        400
-    } else {
-        422
-    };
-    let causes = errors.iter().map(validation::cause).collect();
-    let name = crate::api::object::name(value).to_string();
-    Err(kind.invalid(&name, causes, code))
 }
 
 /// 504 for a resourceVersion the store has not reached.
