@@ -35,29 +35,7 @@ impl BodyType<'_> {
                 json_type(value)
             )));
         };
-        if let Some(k) = obj
-            .get("kind")
-            .and_then(Value::as_str)
-            .filter(|k| !k.is_empty())
-            && k != self.kind
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                self.kind
-            )));
-        }
-        if let Some(v) = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .filter(|v| !v.is_empty())
-            && !self.api_versions.is_empty()
-            && !self.api_versions.contains(&v)
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the API version in the data ({v}) does not match the expected API version ({})",
-                self.api_versions[0]
-            )));
-        }
+        check_type_meta(obj, self.kind, self.api_versions)?;
         let causes = validation::schema_causes(self.schema, value);
         if causes.is_empty() {
             return Ok(());
@@ -76,6 +54,37 @@ impl BodyType<'_> {
     pub fn unknown_fields(&self, value: &Value) -> Vec<String> {
         schema::unknown_fields(self.schema, value)
     }
+}
+
+/// A body's `apiVersion` and `kind`, when it names them, must be the
+/// expected ones (any apiVersion when `api_versions` is empty).
+pub fn check_type_meta(
+    obj: &serde_json::Map<String, Value>,
+    kind: &str,
+    api_versions: &[&str],
+) -> Result<(), ApiError> {
+    let named = |field: &str| {
+        obj.get(field)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(v) = named("apiVersion")
+        && !api_versions.is_empty()
+        && !api_versions.contains(&v)
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the API version in the data ({v}) does not match the expected API version ({})",
+            api_versions[0]
+        )));
+    }
+    if let Some(k) = named("kind")
+        && k != kind
+    {
+        return Err(ApiError::BadRequest(format!(
+            "the kind in the data ({k}) does not match the expected kind ({kind})"
+        )));
+    }
+    Ok(())
 }
 
 /// How Go's decoder names a JSON value's type in its errors.

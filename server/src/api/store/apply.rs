@@ -69,6 +69,20 @@ impl Store {
         let uid = object::meta_str(&config, "uid").map(str::to_owned);
         let info = WriterInfo::new(kind, opts);
         let scope = scope(kind, opts.subresource);
+        // The configuration merged into the live object (or into nothing),
+        // with the fields' managers updated.
+        let merge = |live: Option<&Value>, managed: &mut Managed| {
+            managed::apply(
+                &kind.schema,
+                live,
+                &config,
+                managed,
+                &info.writer(),
+                force,
+                scope,
+            )
+            .map_err(managed::conflict_error)
+        };
         loop {
             let result = self
                 .guaranteed_update(kind, ns, name, opts, |live| {
@@ -85,16 +99,7 @@ impl Store {
                     }
                     let mut managed = Managed::decode(live.pointer("/metadata/managedFields"))
                         .unwrap_or_default();
-                    let merged = managed::apply(
-                        &kind.schema,
-                        Some(live),
-                        &config,
-                        &mut managed,
-                        &info.writer(),
-                        force,
-                        scope,
-                    )
-                    .map_err(managed::conflict_error)?;
+                    let merged = merge(Some(live), &mut managed)?;
                     Ok(Mutation {
                         object: Store::default_and_validate(kind, merged)?,
                         precondition,
@@ -108,16 +113,7 @@ impl Store {
                 other => return other,
             }
             let mut managed = Managed::default();
-            let created = managed::apply(
-                &kind.schema,
-                None,
-                &config,
-                &mut managed,
-                &info.writer(),
-                force,
-                scope,
-            )
-            .map_err(managed::conflict_error)?;
+            let created = merge(None, &mut managed)?;
             let created = Store::default_and_validate(kind, without_uid(created))?;
             match self
                 .create_tracked(kind, ns, created, warnings.clone(), opts, Some(managed))

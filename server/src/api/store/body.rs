@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::api::bodies::check_type_meta;
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
 use crate::api::kind::{KindSpec, Origin};
@@ -76,28 +77,7 @@ impl Store {
                 kind.kind
             )));
         };
-        if let Some(v) = obj
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .filter(|v| !v.is_empty())
-            && v != kind.api_version()
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the API version in the data ({v}) does not match the expected API version ({})",
-                kind.api_version()
-            )));
-        }
-        if let Some(k) = obj
-            .get("kind")
-            .and_then(Value::as_str)
-            .filter(|k| !k.is_empty())
-            && k != kind.kind
-        {
-            return Err(ApiError::BadRequest(format!(
-                "the kind in the data ({k}) does not match the expected kind ({})",
-                kind.kind
-            )));
-        }
+        check_type_meta(obj, &kind.kind, &[kind.api_version().as_str()])?;
         if let Some(m) = obj
             .get("metadata")
             .filter(|m| !m.is_object() && !m.is_null())

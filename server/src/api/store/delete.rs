@@ -66,15 +66,7 @@ impl Store {
             .await?;
         let key = keys::object_key(kind, ns, name);
         loop {
-            let Some(kv) = self
-                .storage
-                .get(&key, None)
-                .await
-                .map_err(storage_error)?
-                .kv
-            else {
-                return Err(kind.not_found(name));
-            };
+            let kv = self.read_existing(kind, &key, name).await?;
             let current = Store::decode_served(kind, &kv)?;
             check_preconditions(kind, name, &current, kv.mod_revision.get(), opts)?;
             let pins = self

@@ -1,6 +1,6 @@
-//! What controllers ask of the store beyond the verbs: an object's current
-//! stored state, and compacting away history before a revision (the
-//! compaction controller, every interval).
+//! Reads of the current state beyond the verbs (an object as stored now,
+//! for controllers and the write loops), and compacting away history
+//! before a revision (the compaction controller, every interval).
 
 use serde_json::Value;
 
@@ -8,7 +8,7 @@ use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::store::{Store, storage_error};
-use crate::storage::Revision;
+use crate::storage::{KeyValue, Revision};
 
 impl Store {
     /// An object as stored now (its resourceVersion filled in); `None` when
@@ -30,6 +30,22 @@ impl Store {
             Some(kv) => Store::decode_stored(&kv).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The record at `key` now, or the kind's 404 for `name`: what every
+    /// read-modify-write loop starts (and, after a lost race, restarts) from.
+    pub(super) async fn read_existing(
+        &self,
+        kind: &KindSpec,
+        key: &[u8],
+        name: &str,
+    ) -> Result<KeyValue, ApiError> {
+        self.storage
+            .get(key, None)
+            .await
+            .map_err(storage_error)?
+            .kv
+            .ok_or_else(|| kind.not_found(name))
     }
 
     /// Forgets history before `target` unless it is already compacted that

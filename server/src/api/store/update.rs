@@ -88,15 +88,7 @@ impl Store {
     ) -> Result<WriteOutcome, ApiError> {
         let key = keys::object_key(kind, ns, name);
         loop {
-            let Some(kv) = self
-                .storage
-                .get(&key, None)
-                .await
-                .map_err(storage_error)?
-                .kv
-            else {
-                return Err(kind.not_found(name));
-            };
+            let kv = self.read_existing(kind, &key, name).await?;
             let old = Store::decode_served(kind, &kv)?;
             let Mutation {
                 object: mut new,
