@@ -37,6 +37,7 @@ mod normalize;
 mod numbers;
 mod openapi;
 mod pattern;
+mod structural;
 mod unknown;
 mod validate;
 
