@@ -7,6 +7,7 @@ pub mod config_map;
 pub mod config_map_strategy;
 pub mod config_table;
 pub mod crd;
+mod crd_validation;
 pub mod custom_resource;
 pub mod data_keys;
 pub mod event;
