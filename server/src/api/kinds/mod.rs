@@ -23,6 +23,8 @@ pub mod pod_defaults;
 pub mod pod_qos;
 pub mod pod_spec;
 pub mod pod_strategy;
+#[cfg(test)]
+mod pod_strategy_tests;
 pub mod pod_table;
 pub mod rbac_binding;
 pub mod rbac_role;
