@@ -7,6 +7,7 @@ pub mod config_map;
 pub mod config_map_strategy;
 pub mod config_table;
 pub mod crd;
+mod crd_validation;
 pub mod custom_resource;
 pub mod data_keys;
 pub mod event;
@@ -22,6 +23,8 @@ pub mod pod_defaults;
 pub mod pod_qos;
 pub mod pod_spec;
 pub mod pod_strategy;
+#[cfg(test)]
+mod pod_strategy_tests;
 pub mod pod_table;
 pub mod rbac_binding;
 pub mod rbac_role;

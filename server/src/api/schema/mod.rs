@@ -24,17 +24,20 @@
 //! server-side apply; `validate` enforces only that `set` and `map` lists
 //! repeat no element or key.
 
+mod builders;
 mod defaults;
 mod error;
 mod format;
 mod keywords;
 mod limits;
+mod markers;
 mod meta;
 mod model;
 mod normalize;
 mod numbers;
 mod openapi;
 mod pattern;
+mod structural;
 mod unknown;
 mod validate;
 
