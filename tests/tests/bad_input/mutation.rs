@@ -1,6 +1,6 @@
 //! Seeded random mutations of valid bodies: every answer is 2xx or 4xx,
 //! never 5xx, and every 2xx leaves an object that reads back.
-//! `CAIRN_MUTATION_ROUNDS` (default 150) and `CAIRN_MUTATION_SEED` set the
+//! `CAIRN_MUTATION_ROUNDS` (default 1,000) and `CAIRN_MUTATION_SEED` set the
 //! long form.
 
 use cairn_tests::Server;
@@ -104,7 +104,7 @@ fn random_mutations_of_valid_bodies_never_fail_the_server() {
     let rounds: usize = std::env::var("CAIRN_MUTATION_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
-        .unwrap_or(150);
+        .unwrap_or(1000);
     let seed: u64 = std::env::var("CAIRN_MUTATION_SEED")
         .ok()
         .and_then(|r| r.parse().ok())
