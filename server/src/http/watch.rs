@@ -18,9 +18,9 @@ use crate::api::watch::bookmarks::BOOKMARK_EVERY;
 use crate::api::watch::{EventType, WatchRequest, Watcher};
 use crate::app::AppState;
 use crate::http::body::{Body, Gathered, channel};
+use crate::http::encode::protobuf;
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
-use crate::http::protobuf;
 use crate::storage::{Event, Events, KeyValue, StorageError, Watch};
 
 /// How events are framed: JSON lines, or length-prefixed protobuf.

@@ -10,10 +10,10 @@ use crate::api::error::ApiError;
 use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
 use crate::app::AppState;
 use crate::http::body::Body;
+use crate::http::encode::json::list_object;
 use crate::http::params::Query;
 use crate::http::protobuf;
 use crate::http::resource::Call;
-use crate::http::resource::list::list_object;
 
 /// DELETE of one object: the object (or a `Status`) as it was removed, or
 /// as it waits for its finalizers.
@@ -26,22 +26,16 @@ pub async fn delete(
     let opts = options(r, req).await?;
     match r.state.store.delete(kind, r.ns, name, &opts).await? {
         Deleted::Removed(obj) if kind.return_deleted_object => {
-            Ok(protobuf::reply(writer, kind, 200, &obj, &[]))
+            Ok(writer.reply(kind, 200, &obj, &[]))
         }
-        Deleted::Removed(obj) => Ok(protobuf::reply(
-            writer,
-            kind,
-            200,
-            &success_status(kind, &obj),
-            &[],
-        )),
+        Deleted::Removed(obj) => Ok(writer.reply(kind, 200, &success_status(kind, &obj), &[])),
         Deleted::Pending(obj) => {
             let code = if opts.orphan_dependents == Some(false) {
                 202
             } else {
                 200
             };
-            Ok(protobuf::reply(writer, kind, code, &obj, &[]))
+            Ok(writer.reply(kind, code, &obj, &[]))
         }
     }
 }
@@ -66,13 +60,7 @@ pub async fn delete_collection(
         continue_token: None,
         remaining: None,
     };
-    Ok(protobuf::reply(
-        r.writer,
-        kind,
-        200,
-        &list_object(kind, page),
-        &[],
-    ))
+    Ok(r.writer.reply(kind, 200, &list_object(kind, page), &[]))
 }
 
 /// The request's DeleteOptions, checked, for its user.

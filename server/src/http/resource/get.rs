@@ -13,7 +13,6 @@ use crate::api::table::TableOptions;
 use crate::http::body::Body;
 use crate::http::compress::Uncompressed;
 use crate::http::negotiate::Encoding;
-use crate::http::protobuf;
 use crate::http::resource::Call;
 use crate::http::respond::Writer;
 use crate::http::stream_map::map_lines;
@@ -36,9 +35,9 @@ pub async fn get(r: &Call<'_>, name: &str) -> Result<Response<Body>, ApiError> {
         return Ok(writer.bytes(200, served::object_bytes(kind, &kv)));
     }
     if let Encoding::Protobuf(_) = writer.encoding {
-        match protobuf::get(writer, kind, &kv) {
+        match writer.protobuf_stored(kind, &kv) {
             Ok(resp) => return Ok(resp),
-            Err(e) => writer = protobuf::fallback(writer, &e)?,
+            Err(e) => writer = writer.fallback(&e)?,
         }
     }
     Ok(writer.object(200, &Store::decode_served(kind, &kv)?, &[]))

@@ -21,7 +21,6 @@ use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
-use crate::http::protobuf;
 use crate::http::respond::Writer;
 use crate::http::{cbor, subresource, table};
 use crate::request::info::ResourceInfo;
@@ -66,7 +65,7 @@ async fn dispatch(
         .registry
         .lookup(&info.group, &info.version, &info.resource)
         .ok_or(ApiError::PathNotFound)?;
-    let writer = protobuf::for_kind(writer, &kind)?;
+    let writer = writer.for_kind(&kind)?;
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);
     }

@@ -11,7 +11,7 @@ use crate::api::store::{Subresource, WriteOutcome};
 use crate::api::table::TableOptions;
 use crate::http::body::Body;
 use crate::http::negotiate::essence;
-use crate::http::protobuf::{self, decode_body};
+use crate::http::protobuf::decode_body;
 use crate::http::resource::{Call, method_not_allowed};
 use crate::http::respond::{Writer, add_warnings};
 use crate::http::table;
@@ -136,6 +136,6 @@ fn respond_written(
             add_warnings(&mut resp, &out.warnings);
             resp
         }
-        _ => protobuf::reply(writer, kind, code, &out.object, &out.warnings),
+        _ => writer.reply(kind, code, &out.object, &out.warnings),
     }
 }
