@@ -9,16 +9,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, Response, header};
-use serde_json::json;
+use serde_json::Value;
 
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
-use crate::api::served::write_object;
 use crate::api::watch::bookmarks::BOOKMARK_EVERY;
 use crate::api::watch::{EventType, WatchRequest, Watcher};
 use crate::app::AppState;
 use crate::http::body::{Body, Gathered, channel};
-use crate::http::encode::protobuf;
+use crate::http::encode::{json, protobuf};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
 use crate::storage::{Event, Events, KeyValue, StorageError, Watch};
@@ -38,38 +37,26 @@ fn frame(
     kv: &KeyValue,
 ) {
     let event_type = event_type.as_str();
-    if let Framing::Protobuf = framing {
-        if let Err(e) = protobuf::watch_event(kind, event_type, kv, out) {
-            // Mid-stream there is no other encoding to turn to.
-            let status = ApiError::Internal(format!("this object has no protobuf form: {e}"));
-            if let Ok(b) = protobuf::watch_value(kind, "ERROR", &status.status()) {
-                out.extend_from_slice(&b);
-            }
-        }
-        return;
+    if let Framing::Json = framing {
+        return json::watch_event(kind, event_type, kv, out);
     }
-    out.extend_from_slice(b"{\"type\":\"");
-    out.extend_from_slice(event_type.as_bytes());
-    out.extend_from_slice(b"\",\"object\":");
-    write_object(kind, kv, out);
-    out.extend_from_slice(b"}\n");
+    if let Err(e) = protobuf::watch_event(kind, event_type, kv, out) {
+        // Mid-stream there is no other encoding to turn to.
+        let status = ApiError::Internal(format!("this object has no protobuf form: {e}"));
+        if let Ok(b) = protobuf::watch_value(kind, "ERROR", &status.status()) {
+            out.extend_from_slice(&b);
+        }
+    }
 }
 
 /// An event whose object is a value (a BOOKMARK, an ERROR's `Status`).
-fn line(
-    kind: &KindSpec,
-    framing: Framing,
-    event_type: EventType,
-    object: &serde_json::Value,
-) -> Bytes {
-    let event_type = event_type.as_str();
-    if let Framing::Protobuf = framing {
-        return protobuf::watch_value(kind, event_type, object).unwrap_or_default();
+fn line(kind: &KindSpec, framing: Framing, event_type: EventType, object: &Value) -> Bytes {
+    match framing {
+        Framing::Json => json::watch_value(event_type.as_str(), object),
+        Framing::Protobuf => {
+            protobuf::watch_value(kind, event_type.as_str(), object).unwrap_or_default()
+        }
     }
-    let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object}))
-        .expect("JSON values serialize");
-    out.push(b'\n');
-    out.into()
 }
 
 /// Starts a watch and returns the streaming response.

@@ -75,3 +75,87 @@ pub fn translate<'a>(
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::api::kinds;
+    use crate::api::selectors::LabelSelector;
+    use crate::config::{Config, Flags};
+    use crate::storage::Revision;
+
+    fn configmaps() -> std::sync::Arc<KindSpec> {
+        let config = Config::from(<Flags as clap::Parser>::parse_from(["cairn-apiserver"]));
+        kinds::builtin(&config)
+            .lookup("", "v1", "configmaps")
+            .expect("kind")
+    }
+
+    fn record(label: &str, rev: u64) -> KeyValue {
+        let json = format!(
+            r#"{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"a","namespace":"d","labels":{{"a":"{label}"}}}}}}"#
+        );
+        KeyValue {
+            key: Bytes::from_static(b"/registry/configmaps/d/a"),
+            value: Bytes::from(json),
+            create_revision: Revision(1),
+            mod_revision: Revision(rev),
+            version: rev,
+            lease: None,
+        }
+    }
+
+    fn event(kind: EventKind, kv: Option<KeyValue>, prev: Option<KeyValue>) -> Event {
+        Event {
+            kind,
+            key: Bytes::from_static(b"/registry/configmaps/d/a"),
+            revision: Revision(9),
+            kv,
+            prev,
+        }
+    }
+
+    fn types(ev: &Event, selector: Option<&ListOptions>) -> Option<(EventType, Revision)> {
+        translate(&configmaps(), ev, selector).map(|(t, kv)| (t, kv.mod_revision))
+    }
+
+    #[test]
+    fn unfiltered_watchers_get_every_put_and_delete() {
+        let update = event(EventKind::Put, Some(record("1", 9)), Some(record("1", 5)));
+        let create = event(EventKind::Put, Some(record("1", 9)), None);
+        let delete = event(EventKind::Delete, None, Some(record("1", 5)));
+        assert_eq!(
+            types(&update, None),
+            Some((EventType::Modified, Revision(9)))
+        );
+        assert_eq!(types(&create, None), Some((EventType::Added, Revision(9))));
+        // Served as its last state at the delete's revision.
+        assert_eq!(
+            types(&delete, None),
+            Some((EventType::Deleted, Revision(9)))
+        );
+        assert_eq!(types(&event(EventKind::Delete, None, None), None), None);
+    }
+
+    #[test]
+    fn selectors_turn_transitions_into_added_and_deleted() {
+        let opts = ListOptions {
+            label: Some(LabelSelector::parse("a=1").expect("selector")),
+            ..ListOptions::default()
+        };
+        let enters = event(EventKind::Put, Some(record("1", 9)), Some(record("2", 5)));
+        let leaves = event(EventKind::Put, Some(record("2", 9)), Some(record("1", 5)));
+        let stays_out = event(EventKind::Put, Some(record("2", 9)), Some(record("2", 5)));
+        let stays_in = event(EventKind::Put, Some(record("1", 9)), Some(record("1", 5)));
+        let sel = Some(&opts);
+        assert_eq!(types(&enters, sel), Some((EventType::Added, Revision(9))));
+        assert_eq!(types(&leaves, sel), Some((EventType::Deleted, Revision(9))));
+        assert_eq!(types(&stays_out, sel), None);
+        assert_eq!(
+            types(&stays_in, sel),
+            Some((EventType::Modified, Revision(9)))
+        );
+    }
+}

@@ -1,8 +1,10 @@
 //! JSON from stored bytes: objects with their resourceVersion spliced in,
-//! `<Kind>List` envelopes, and lists streamed item by item.
+//! `<Kind>List` envelopes, lists streamed item by item, and watch events
+//! (`{"type","object"}` documents, one per line).
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::{Value, json};
 
 use crate::api::kind::KindSpec;
@@ -65,4 +67,22 @@ pub fn list_object(kind: &KindSpec, page: ListPage) -> Value {
     let mut list = list_envelope(kind, page.revision, page.continue_token, page.remaining);
     list["items"] = Value::Array(page.items);
     list
+}
+
+/// Appends a watch event of a stored object as a JSON line.
+pub fn watch_event(kind: &KindSpec, event_type: &str, kv: &KeyValue, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(event_type.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    write_object(kind, kv, out);
+    out.extend_from_slice(b"}\n");
+}
+
+/// A watch event of a value (bookmark, ERROR `Status`) as a JSON line.
+#[must_use]
+pub fn watch_value(event_type: &str, object: &Value) -> Bytes {
+    let mut out = serde_json::to_vec(&json!({"type": event_type, "object": object}))
+        .expect("JSON values serialize");
+    out.push(b'\n');
+    out.into()
 }
