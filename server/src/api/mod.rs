@@ -22,3 +22,4 @@ pub mod served;
 pub mod store;
 pub mod table;
 pub mod validation;
+pub mod watch;

@@ -1,12 +1,20 @@
-//! Building responses: objects in the negotiated encoding, `Status` errors
-//! (the one place an `ApiError` meets HTTP), `Warning` headers.
+//! Building responses: objects in the negotiated encoding (protobuf when
+//! the kind has it, else the Accept header's fallback, else 406), `Status`
+//! errors (the one place an `ApiError` meets HTTP), `Warning` headers. The
+//! bytes come from the encoders (`encode/`, `negotiate::encode`).
 
 use http::{HeaderValue, Response, StatusCode, header};
+use http_body_util::BodyExt;
 use serde_json::Value;
 
 use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
+use crate::api::protobuf as schema;
+use crate::api::store::read::RawPage;
 use crate::http::body::{Body, full};
-use crate::http::negotiate::{Encoding, TableTarget, encode};
+use crate::http::encode::protobuf;
+use crate::http::negotiate::{Encoding, Protobuf, TableTarget, encode};
+use crate::storage::KeyValue;
 
 /// How to write a response.
 #[derive(Clone, Copy, Debug)]
@@ -32,7 +40,7 @@ impl Writer {
     #[must_use]
     pub fn object(&self, code: u16, value: &Value, warnings: &[String]) -> Response<Body> {
         if let Encoding::Protobuf(p) = self.encoding {
-            return crate::http::protobuf::untyped(*self, p, code, value, warnings);
+            return self.untyped(p, code, value, warnings);
         }
         let mut resp = Response::new(full(encode(value, self.encoding, self.pretty)));
         *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
@@ -50,9 +58,9 @@ impl Writer {
         self.encoding == Encoding::Json && !self.pretty && self.table.is_none()
     }
 
-    /// Already-encoded JSON bytes.
+    /// Bytes already in this encoding.
     #[must_use]
-    pub fn bytes(&self, code: u16, body: Vec<u8>) -> Response<Body> {
+    pub fn bytes(&self, code: u16, body: impl Into<bytes::Bytes>) -> Response<Body> {
         let mut resp = Response::new(full(body));
         *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
         resp.headers_mut().insert(
@@ -71,6 +79,108 @@ impl Writer {
             HeaderValue::from_static(self.encoding.content_type()),
         );
         resp
+    }
+
+    /// This writer in the Accept header's fallback encoding, else 406
+    /// naming the types that can carry the response (as Kubernetes
+    /// answers); `why` protobuf cannot carry it goes to the debug log.
+    pub fn fallback(self, why: &ApiError) -> Result<Writer, ApiError> {
+        match self.encoding {
+            Encoding::Protobuf(Protobuf {
+                fallback: Some(text),
+                ..
+            }) => Ok(Writer {
+                encoding: text.into(),
+                ..self
+            }),
+            Encoding::Protobuf(_) => {
+                tracing::debug!("protobuf not available: {why}");
+                Err(ApiError::NotAcceptable(crate::http::protobuf::text_types()))
+            }
+            _ => Ok(self),
+        }
+    }
+
+    /// The writer for a kind's responses: protobuf only if the kind has it.
+    pub fn for_kind(self, kind: &KindSpec) -> Result<Writer, ApiError> {
+        match self.encoding {
+            Encoding::Protobuf(_) if !schema::offered(&kind.schema) => {
+                let why = format!("{} has no protobuf form", kind.qualified_resource());
+                self.fallback(&ApiError::NotAcceptable(vec![why]))
+            }
+            _ => Ok(self),
+        }
+    }
+
+    /// A value without a kind's schema at hand: a `Status` is written in
+    /// protobuf; anything else in the fallback (JSON when protobuf was the
+    /// only type accepted: the value is not a kind's and has no other form).
+    fn untyped(
+        &self,
+        p: Protobuf,
+        code: u16,
+        value: &Value,
+        warnings: &[String],
+    ) -> Response<Body> {
+        if let Some(bytes) = protobuf::status(value) {
+            let mut resp = self.bytes(code, bytes);
+            add_warnings(&mut resp, warnings);
+            return resp;
+        }
+        Writer {
+            encoding: p.fallback.map_or(Encoding::Json, Into::into),
+            ..*self
+        }
+        .object(code, value, warnings)
+    }
+
+    /// A kind's object, list or `Status` in this encoding; protobuf falls
+    /// back (or 406s) when it cannot carry the value.
+    #[must_use]
+    pub fn reply(
+        &self,
+        kind: &KindSpec,
+        code: u16,
+        value: &Value,
+        warnings: &[String],
+    ) -> Response<Body> {
+        let Encoding::Protobuf(p) = self.encoding else {
+            return self.object(code, value, warnings);
+        };
+        if protobuf::is_status(value) {
+            return self.untyped(p, code, value, warnings);
+        }
+        match protobuf::value(kind, value) {
+            Ok(bytes) => {
+                let mut resp = self.bytes(code, bytes);
+                add_warnings(&mut resp, warnings);
+                resp
+            }
+            Err(e) => match self.fallback(&e) {
+                Ok(w) => w.object(code, value, warnings),
+                Err(e) => self.error(&e),
+            },
+        }
+    }
+
+    /// A stored object in protobuf; `Err` (not acceptable) when protobuf
+    /// cannot carry it.
+    pub fn protobuf_stored(
+        &self,
+        kind: &KindSpec,
+        kv: &KeyValue,
+    ) -> Result<Response<Body>, ApiError> {
+        Ok(self.bytes(200, protobuf::stored(kind, kv)?))
+    }
+
+    /// A page of stored objects as a streamed protobuf `<Kind>List`; `Err`
+    /// (not acceptable) when protobuf cannot carry one of them.
+    pub fn protobuf_list(
+        &self,
+        kind: &KindSpec,
+        page: &RawPage,
+    ) -> Result<Response<Body>, ApiError> {
+        Ok(self.stream(protobuf::stored_list(kind, page)?.boxed()))
     }
 
     /// The error as a `Status` (plain text for unknown paths, as Kubernetes).

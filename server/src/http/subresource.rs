@@ -1,7 +1,7 @@
 //! The subresources that are not the object itself: `/scale` (an
 //! `autoscaling/v1` Scale over the paths a kind names) and `/eviction` (POST
 //! an Eviction to delete a pod gracefully). `/status` and a namespace's
-//! `/finalize` are ordinary writes with a narrower scope (resource.rs).
+//! `/finalize` are ordinary writes with a narrower scope (resource/write.rs).
 
 use std::sync::Arc;
 

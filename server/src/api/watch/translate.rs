@@ -1,0 +1,161 @@
+//! One storage event as the watch event a watcher is sent, if any: the same
+//! rule for every watcher, with a selector deciding transitions.
+
+use std::borrow::Cow;
+
+use crate::api::kind::KindSpec;
+use crate::api::store::read::selected;
+use crate::api::store::{ListOptions, Store};
+use crate::storage::{Event, EventKind, KeyValue};
+
+/// The `type` of a watch event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl EventType {
+    /// The name on the wire.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+            EventType::Bookmark => "BOOKMARK",
+            EventType::Error => "ERROR",
+        }
+    }
+}
+
+/// The watch event `ev` is for a watcher, with the stored record it carries.
+///
+/// Without `selector` every put and delete is sent as it is. With one (also
+/// given, empty, when objects are converted per watcher: then only readable
+/// objects are sent), an object that starts matching is ADDED and one that
+/// stops matching is DELETED.
+#[must_use]
+pub fn translate<'a>(
+    kind: &KindSpec,
+    ev: &'a Event,
+    selector: Option<&ListOptions>,
+) -> Option<(EventType, Cow<'a, KeyValue>)> {
+    let (new_ok, old_ok) = match selector {
+        None => (ev.kv.is_some(), ev.prev.is_some()),
+        Some(opts) => {
+            let matches = |kv: Option<&KeyValue>| {
+                kv.is_some_and(|kv| {
+                    Store::decode_served(kind, kv).is_ok_and(|o| selected(kind, &o, opts))
+                })
+            };
+            (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()))
+        }
+    };
+    match (ev.kind, &ev.kv, &ev.prev) {
+        (EventKind::Put, Some(kv), _) if new_ok && old_ok => {
+            Some((EventType::Modified, Cow::Borrowed(kv)))
+        }
+        (EventKind::Put, Some(kv), _) if new_ok => Some((EventType::Added, Cow::Borrowed(kv))),
+        // A put whose new state no longer matches deletes it for this
+        // watcher; a delete always does.
+        (_, _, Some(prev)) if old_ok && (selector.is_some() || ev.kind == EventKind::Delete) => {
+            // A deleted object is served as its last state at the delete's revision.
+            Some((
+                EventType::Deleted,
+                Cow::Owned(KeyValue {
+                    mod_revision: ev.revision,
+                    ..prev.clone()
+                }),
+            ))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::Bytes;
+
+    use super::*;
+    use crate::api::kinds;
+    use crate::api::selectors::LabelSelector;
+    use crate::config::{Config, Flags};
+    use crate::storage::Revision;
+
+    fn configmaps() -> std::sync::Arc<KindSpec> {
+        let config = Config::from(<Flags as clap::Parser>::parse_from(["cairn-apiserver"]));
+        kinds::builtin(&config)
+            .lookup("", "v1", "configmaps")
+            .expect("kind")
+    }
+
+    fn record(label: &str, rev: u64) -> KeyValue {
+        let json = format!(
+            r#"{{"kind":"ConfigMap","apiVersion":"v1","metadata":{{"name":"a","namespace":"d","labels":{{"a":"{label}"}}}}}}"#
+        );
+        KeyValue {
+            key: Bytes::from_static(b"/registry/configmaps/d/a"),
+            value: Bytes::from(json),
+            create_revision: Revision(1),
+            mod_revision: Revision(rev),
+            version: rev,
+            lease: None,
+        }
+    }
+
+    fn event(kind: EventKind, kv: Option<KeyValue>, prev: Option<KeyValue>) -> Event {
+        Event {
+            kind,
+            key: Bytes::from_static(b"/registry/configmaps/d/a"),
+            revision: Revision(9),
+            kv,
+            prev,
+        }
+    }
+
+    fn types(ev: &Event, selector: Option<&ListOptions>) -> Option<(EventType, Revision)> {
+        translate(&configmaps(), ev, selector).map(|(t, kv)| (t, kv.mod_revision))
+    }
+
+    #[test]
+    fn unfiltered_watchers_get_every_put_and_delete() {
+        let update = event(EventKind::Put, Some(record("1", 9)), Some(record("1", 5)));
+        let create = event(EventKind::Put, Some(record("1", 9)), None);
+        let delete = event(EventKind::Delete, None, Some(record("1", 5)));
+        assert_eq!(
+            types(&update, None),
+            Some((EventType::Modified, Revision(9)))
+        );
+        assert_eq!(types(&create, None), Some((EventType::Added, Revision(9))));
+        // Served as its last state at the delete's revision.
+        assert_eq!(
+            types(&delete, None),
+            Some((EventType::Deleted, Revision(9)))
+        );
+        assert_eq!(types(&event(EventKind::Delete, None, None), None), None);
+    }
+
+    #[test]
+    fn selectors_turn_transitions_into_added_and_deleted() {
+        let opts = ListOptions {
+            label: Some(LabelSelector::parse("a=1").expect("selector")),
+            ..ListOptions::default()
+        };
+        let enters = event(EventKind::Put, Some(record("1", 9)), Some(record("2", 5)));
+        let leaves = event(EventKind::Put, Some(record("2", 9)), Some(record("1", 5)));
+        let stays_out = event(EventKind::Put, Some(record("2", 9)), Some(record("2", 5)));
+        let stays_in = event(EventKind::Put, Some(record("1", 9)), Some(record("1", 5)));
+        let sel = Some(&opts);
+        assert_eq!(types(&enters, sel), Some((EventType::Added, Revision(9))));
+        assert_eq!(types(&leaves, sel), Some((EventType::Deleted, Revision(9))));
+        assert_eq!(types(&stays_out, sel), None);
+        assert_eq!(
+            types(&stays_in, sel),
+            Some((EventType::Modified, Revision(9)))
+        );
+    }
+}

@@ -1,0 +1,123 @@
+//! DELETE of an object or a collection, and the DeleteOptions they take.
+
+use bytes::Bytes;
+use http::Response;
+use hyper::body::Incoming;
+use serde_json::Value;
+
+use crate::api::bodies::delete_options;
+use crate::api::error::ApiError;
+use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
+use crate::app::AppState;
+use crate::http::body::Body;
+use crate::http::encode::json::list_object;
+use crate::http::params::Query;
+use crate::http::protobuf;
+use crate::http::resource::Call;
+
+/// DELETE of one object: the object (or a `Status`) as it was removed, or
+/// as it waits for its finalizers.
+pub async fn delete(
+    r: &Call<'_>,
+    req: http::Request<Incoming>,
+    name: &str,
+) -> Result<Response<Body>, ApiError> {
+    let (kind, writer) = (&r.kind, r.writer);
+    let opts = options(r, req).await?;
+    match r.state.store.delete(kind, r.ns, name, &opts).await? {
+        Deleted::Removed(obj) if kind.return_deleted_object => {
+            Ok(writer.reply(kind, 200, &obj, &[]))
+        }
+        Deleted::Removed(obj) => Ok(writer.reply(kind, 200, &success_status(kind, &obj), &[])),
+        Deleted::Pending(obj) => {
+            let code = if opts.orphan_dependents == Some(false) {
+                202
+            } else {
+                200
+            };
+            Ok(writer.reply(kind, code, &obj, &[]))
+        }
+    }
+}
+
+/// DELETE of a collection: the deleted objects as a `<Kind>List`.
+pub async fn delete_collection(
+    r: &Call<'_>,
+    req: http::Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let kind = &r.kind;
+    r.query.check_not_watch_only(&r.meta_group)?;
+    let opts = options(r, req).await?;
+    let list = r.query.list_options(kind, &r.state.config.feature_gates)?;
+    let (items, revision) = r
+        .state
+        .store
+        .delete_collection(kind, r.ns, &list, &opts)
+        .await?;
+    let page = ListPage {
+        items,
+        revision,
+        continue_token: None,
+        remaining: None,
+    };
+    Ok(r.writer.reply(kind, 200, &list_object(kind, page), &[]))
+}
+
+/// The request's DeleteOptions, checked, for its user.
+async fn options(r: &Call<'_>, req: http::Request<Incoming>) -> Result<DeleteOptions, ApiError> {
+    let body = r.read_body(req).await?;
+    let mut opts = parse_options(r.query, r.content_type.as_deref(), &body)?;
+    check_unsafe_delete(r.state, &mut opts)?;
+    opts.user = Some(r.user.clone());
+    Ok(opts)
+}
+
+/// DeleteOptions from the query and an optional JSON or protobuf body.
+fn parse_options(
+    query: &Query,
+    content_type: Option<&str>,
+    body: &Bytes,
+) -> Result<DeleteOptions, ApiError> {
+    let opts = query.delete_options()?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(opts);
+    }
+    if let Some(v) = protobuf::delete_options_body(content_type, body)? {
+        return delete_options::merge(opts, &v);
+    }
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
+    delete_options::merge(opts, &v)
+}
+
+/// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate
+/// is on; then it excludes every other option, and — as every stored object
+/// here decodes — the delete is refused, as Kubernetes refuses an unsafe
+/// delete of a readable object.
+fn check_unsafe_delete(state: &AppState, opts: &mut DeleteOptions) -> Result<(), ApiError> {
+    if !opts.unsafe_delete {
+        return Ok(());
+    }
+    if !state
+        .config
+        .feature_gates
+        .enabled("AllowUnsafeMalformedObjectDeletion")
+    {
+        opts.unsafe_delete = false;
+        return Ok(());
+    }
+    let others = opts.dry_run
+        || opts.grace_period_seconds.is_some()
+        || opts.orphan_dependents.is_some()
+        || opts.propagation_policy.is_some()
+        || opts.precondition_uid.is_some()
+        || opts.precondition_rv.is_some();
+    if others {
+        return Err(ApiError::BadRequest(
+            "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be combined with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy".into(),
+        ));
+    }
+    Err(ApiError::BadRequest(
+        "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively meant to delete corrupt objects that cannot be read; this object can be read, delete it normally".into(),
+    ))
+}
