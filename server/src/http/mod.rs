@@ -17,9 +17,7 @@ pub mod protobuf;
 pub mod resource;
 pub mod respond;
 pub mod router;
-pub mod stream_map;
 pub mod subresource;
-pub mod table;
 pub mod watch;
 
 use std::convert::Infallible;

@@ -1,7 +1,7 @@
 //! Building responses: objects in the negotiated encoding (protobuf when
 //! the kind has it, else the Accept header's fallback, else 406), `Status`
 //! errors (the one place an `ApiError` meets HTTP), `Warning` headers. The
-//! bytes come from the encoders (`encode/`, `negotiate::encode`).
+//! bytes come from the encoders (`encode/`).
 
 use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::BodyExt;
@@ -12,8 +12,9 @@ use crate::api::kind::KindSpec;
 use crate::api::protobuf as schema;
 use crate::api::store::read::RawPage;
 use crate::http::body::{Body, full};
+use crate::http::encode;
 use crate::http::encode::protobuf;
-use crate::http::negotiate::{Encoding, Protobuf, TableTarget, encode};
+use crate::http::negotiate::{Encoding, Protobuf, TableTarget};
 use crate::storage::KeyValue;
 
 /// How to write a response.
@@ -42,7 +43,7 @@ impl Writer {
         if let Encoding::Protobuf(p) = self.encoding {
             return self.untyped(p, code, value, warnings);
         }
-        let mut resp = Response::new(full(encode(value, self.encoding, self.pretty)));
+        let mut resp = Response::new(full(encode::value(value, self.encoding, self.pretty)));
         *resp.status_mut() = StatusCode::from_u16(code).unwrap_or(StatusCode::OK);
         resp.headers_mut().insert(
             header::CONTENT_TYPE,

@@ -10,7 +10,6 @@ mod tests;
 use std::borrow::Cow;
 
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::api::decode::{self, Decoded};
 use crate::api::error::ApiError;
@@ -54,30 +53,6 @@ pub fn decode_body(content_type: Option<&str>, body: &Bytes) -> Result<Decoded, 
     parsed.map_err(|e| {
         ApiError::BadRequest(format!("the body of the request could not be decoded: {e}"))
     })
-}
-
-/// Writes a value in an encoding.
-#[must_use]
-pub fn encode(value: &Value, encoding: Encoding, pretty: bool) -> Bytes {
-    match encoding {
-        Encoding::Json if pretty => {
-            let mut out = serde_json::to_vec_pretty(value).expect("a JSON value always serializes");
-            out.push(b'\n');
-            out.into()
-        }
-        Encoding::Json => serde_json::to_vec(value)
-            .expect("a JSON value always serializes")
-            .into(),
-        Encoding::Yaml => serde_saphyr::to_string(value)
-            .unwrap_or_default()
-            .into_bytes()
-            .into(),
-        Encoding::Cbor => crate::http::cbor::encode(value).into(),
-        // Protobuf needs a schema: `Writer::object` routes it to `http/protobuf.rs`.
-        Encoding::Protobuf(p) => {
-            encode(value, p.fallback.map_or(Encoding::Json, Into::into), pretty)
-        }
-    }
 }
 
 /// `?pretty=true`, or a command-line or browser user agent (as Kubernetes does).

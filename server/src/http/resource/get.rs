@@ -12,11 +12,12 @@ use crate::api::store::Store;
 use crate::api::table::TableOptions;
 use crate::http::body::Body;
 use crate::http::compress::Uncompressed;
+use crate::http::encode::stream_map::map_lines;
+use crate::http::encode::table;
 use crate::http::negotiate::Encoding;
 use crate::http::resource::Call;
 use crate::http::respond::Writer;
-use crate::http::stream_map::map_lines;
-use crate::http::{cbor, table, watch};
+use crate::http::{encode, watch};
 
 /// One stored object: its stored bytes for compact JSON, its Table, or the
 /// negotiated encoding.
@@ -65,7 +66,7 @@ fn watch_response(
                 header::CONTENT_TYPE,
                 http::HeaderValue::from_static("application/cbor-seq"),
             );
-            Response::from_parts(parts, map_lines(body, cbor::line_to_item))
+            Response::from_parts(parts, map_lines(body, encode::cbor::watch_item))
         }
         (None, _) => resp,
     };

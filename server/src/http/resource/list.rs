@@ -8,9 +8,9 @@ use crate::api::error::ApiError;
 use crate::api::store::{ListPage, Store};
 use crate::http::body::Body;
 use crate::http::encode::json;
+use crate::http::encode::table;
 use crate::http::negotiate::Encoding;
 use crate::http::resource::Call;
-use crate::http::table;
 
 /// A page of the collection.
 pub async fn list(r: &Call<'_>) -> Result<Response<Body>, ApiError> {

@@ -19,10 +19,11 @@ use crate::api::store::Subresource;
 use crate::api::table::TableOptions;
 use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
+use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
 use crate::http::respond::Writer;
-use crate::http::{cbor, subresource, table};
+use crate::http::{cbor, subresource};
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
 

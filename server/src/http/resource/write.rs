@@ -10,11 +10,11 @@ use crate::api::patch::PatchType;
 use crate::api::store::{Subresource, WriteOutcome};
 use crate::api::table::TableOptions;
 use crate::http::body::Body;
+use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::protobuf::decode_body;
 use crate::http::resource::{Call, method_not_allowed};
 use crate::http::respond::{Writer, add_warnings};
-use crate::http::table;
 
 /// POST to a collection.
 pub async fn create(

@@ -11,10 +11,10 @@ use crate::api::store::Store;
 use crate::api::store::read::RawPage;
 use crate::api::table::{IncludeObject, TableBuilder, TableOptions, object_list_meta};
 use crate::http::body::Body;
+use crate::http::encode::stream_map::map_lines;
 use crate::http::negotiate::{Encoding, TableTarget};
 use crate::http::params::Query;
 use crate::http::respond::Writer;
-use crate::http::stream_map::map_lines;
 
 /// The Table options of a request: `includeObject` (400 when invalid).
 pub fn options(target: TableTarget, query: &Query, domain: &str) -> Result<TableOptions, ApiError> {
