@@ -5,10 +5,12 @@
 //! controller never scans or watches storage itself.
 
 mod cache;
+mod shared;
 
 /// What an informer reports of each object: its key, stored bytes and revisions.
 pub use crate::storage::KeyValue;
 pub use cache::Cache;
+pub use shared::Shared;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use crate::storage::embedded::Embedded;
 use crate::storage::{Revision, Storage, Txn};
 
-use super::{Cache, Informer, Update};
+use super::{Cache, Informer, Shared, Update};
 
 fn storage(dir: &std::path::Path) -> Arc<dyn Storage> {
     Arc::new(Embedded::open(dir).expect("open"))
@@ -129,5 +129,35 @@ async fn a_cache_keeps_what_its_projection_makes_something_of() {
     assert!(!cache.apply(informer.next().await.expect("open").expect("update")));
     assert!(!cache.apply(Update::Reset));
     assert!(!cache.is_synced());
+    s.close();
+}
+
+#[tokio::test]
+async fn a_shared_informer_serves_many_readers_and_tells_them_of_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = storage(dir.path());
+    put(&s, "/registry/r/a", "1").await;
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let informer = Informer::over(Arc::clone(&s), b"/registry/r/".to_vec());
+    let mut first: Shared<String> = Shared::spawn(
+        informer,
+        |kv| Some(String::from_utf8_lossy(&kv.value).into_owned()),
+        stop,
+    );
+    let mut second = first.clone();
+    assert!(first.changed().await);
+    assert!(first.read().is_synced());
+    assert_eq!(first.read().values().cloned().collect::<Vec<_>>(), ["1"]);
+    put(&s, "/registry/r/b", "2").await;
+    assert!(second.changed().await);
+    while second.read().len() < 2 {
+        assert!(second.changed().await);
+    }
+    assert_eq!(
+        second.read().values().cloned().collect::<Vec<_>>(),
+        ["1", "2"]
+    );
+    stop_tx.send(true).expect("stop");
+    while first.changed().await {}
     s.close();
 }
