@@ -1,3 +1,6 @@
+//! Informers on a real embedded store: list then watch of a prefix, a re-list
+//! after a watch lost to compaction, projecting caches, and shared caches.
+
 use std::sync::Arc;
 
 use crate::storage::embedded::Embedded;
