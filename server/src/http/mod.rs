@@ -17,7 +17,6 @@ pub mod protobuf;
 pub mod resource;
 pub mod respond;
 pub mod router;
-pub mod subresource;
 pub mod watch;
 
 use std::convert::Infallible;

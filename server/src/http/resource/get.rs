@@ -30,7 +30,7 @@ pub async fn get(r: &Call<'_>, name: &str) -> Result<Response<Body>, ApiError> {
         .await?;
     if let Some(opts) = &r.table {
         let obj = Store::decode_served(kind, &kv)?;
-        return Ok(table::object(writer, kind, &obj, opts));
+        return Ok(writer.object(200, &table::object(kind, &obj, opts), &[]));
     }
     if writer.is_compact_json() {
         return Ok(writer.bytes(200, served::object_bytes(kind, &kv)));
@@ -59,7 +59,14 @@ fn watch_response(
     table_opts: Option<&TableOptions>,
 ) -> Response<Body> {
     let mut resp = match (table_opts, writer.encoding) {
-        (Some(opts), _) => table::watch(resp, kind, opts),
+        (Some(opts), _) => {
+            let (mut parts, body) = resp.into_parts();
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            Response::from_parts(parts, table::watch(body, kind, opts))
+        }
         (None, Encoding::Cbor) => {
             let (mut parts, body) = resp.into_parts();
             parts.headers.insert(

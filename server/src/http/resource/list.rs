@@ -19,7 +19,11 @@ pub async fn list(r: &Call<'_>) -> Result<Response<Body>, ApiError> {
     let opts = r.query.list_options(kind, &r.state.config.feature_gates)?;
     let page = r.state.store.list_raw(kind, r.ns, &opts).await?;
     if let Some(opts) = &r.table {
-        return table::list(writer, kind, page, opts);
+        let compact_json = writer.encoding == Encoding::Json && !writer.pretty;
+        return Ok(match table::list(kind, page, opts, compact_json)? {
+            table::ListTable::Json(bytes) => writer.bytes(200, bytes),
+            table::ListTable::Value(table) => writer.object(200, &table, &[]),
+        });
     }
     if writer.is_compact_json() {
         return Ok(writer.stream(json::stored_list(kind, page).boxed()));

@@ -5,6 +5,7 @@
 mod delete;
 mod get;
 mod list;
+mod subresource;
 mod write;
 
 use std::sync::Arc;
@@ -19,11 +20,11 @@ use crate::api::store::Subresource;
 use crate::api::table::TableOptions;
 use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
+use crate::http::cbor;
 use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
 use crate::http::respond::Writer;
-use crate::http::{cbor, subresource};
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
 

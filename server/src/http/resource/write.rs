@@ -125,10 +125,7 @@ fn respond_written(
 ) -> Response<Body> {
     let code = if out.created { 201 } else { 200 };
     if let Some(opts) = table {
-        let mut resp = table::object(writer, kind, &out.object, opts);
-        *resp.status_mut() = http::StatusCode::from_u16(code).unwrap_or(http::StatusCode::OK);
-        add_warnings(&mut resp, &out.warnings);
-        return resp;
+        return writer.object(code, &table::object(kind, &out.object, opts), &out.warnings);
     }
     match out.served {
         Some(bytes) if writer.is_compact_json() => {

@@ -9,6 +9,7 @@ use http::{Method, Request, Response, header};
 use hyper::body::Incoming;
 use serde_json::json;
 
+use super::header_str;
 use crate::api::bodies::eviction;
 use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
 use crate::api::error::ApiError;
@@ -19,7 +20,6 @@ use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
-use crate::http::resource::header_str;
 use crate::http::respond::Writer;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
