@@ -16,7 +16,11 @@ pub mod update;
 pub mod walk;
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod update_tests;
 
 pub use apply::{apply, conflict_error};
 pub use entries::{Managed, Operation};

@@ -42,6 +42,8 @@ mod unknown;
 mod validate;
 
 #[cfg(test)]
+mod openapi_tests;
+#[cfg(test)]
 mod tests;
 
 pub use crate::api::cel::validate_rules;
