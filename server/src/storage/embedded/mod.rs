@@ -111,7 +111,7 @@ impl Storage for Embedded {
 
     fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
         let pending = self.handle.commit(convert::txn(txn));
-        Reply::later(async move {
+        Reply::pending(async move {
             pending
                 .await
                 .map(|c| Committed {
