@@ -20,10 +20,12 @@
 //! ```
 
 mod routes;
+mod xor;
 
 use std::borrow::Cow;
 
 pub use routes::Transformers;
+pub use xor::{XOR_MARK, Xor};
 
 /// A value a transformer could not turn around (a wrong key, damaged
 /// ciphertext, an unavailable key service).

@@ -1,13 +1,12 @@
 //! The read commands show values through the value transformers: a test
 //! transformer (a mark, then every byte XORed) stands in for encryption.
 
-use std::borrow::Cow;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use cairn_engine::{Engine, Options, Txn};
-use cairn_transform::{Error, Plain, Transformer, Transformers};
+use cairn_transform::{Transformer, Transformers, Xor};
 use serde_json::Value;
 
 use crate::cli::Format;
@@ -16,36 +15,7 @@ use crate::error::{CliError, Result};
 use crate::output::Out;
 use crate::values::Values;
 
-const MARK: &[u8] = b"xor:";
 const KEY: &str = "/registry/configmaps/ns/a";
-
-struct Xor;
-
-impl Transformer for Xor {
-    fn transform_to_storage<'a>(
-        &self,
-        _key: &[u8],
-        plain: &'a [u8],
-    ) -> Result<Cow<'a, [u8]>, Error> {
-        let mut out = MARK.to_vec();
-        out.extend(plain.iter().map(|b| b ^ 0x5a));
-        Ok(Cow::Owned(out))
-    }
-
-    fn transform_from_storage<'a>(
-        &self,
-        _key: &[u8],
-        stored: &'a [u8],
-    ) -> Result<Plain<'a>, Error> {
-        let body = stored
-            .strip_prefix(MARK)
-            .ok_or_else(|| Error::new("no xor mark"))?;
-        Ok(Plain {
-            value: Cow::Owned(body.iter().map(|b| b ^ 0x5a).collect()),
-            stale: false,
-        })
-    }
-}
 
 fn object(n: u32) -> String {
     format!(

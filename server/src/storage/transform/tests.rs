@@ -2,47 +2,15 @@
 //! passes through it, stored bytes are really transformed, and values that
 //! cannot be transformed back are errors naming their key.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use cairn_transform::{Error, Plain, Transformer, Transformers};
+use cairn_transform::{Transformers, XOR_MARK, Xor};
 
 use super::TransformingStorage;
 use crate::storage::embedded::Embedded;
 use crate::storage::{
     EventKind, Guard, KeyRange, RangeOptions, Revision, Storage, StorageError, Txn, conformance,
 };
-
-const MARK: &[u8] = b"xor:";
-
-/// Reversible and recognisable: a mark, then every byte XORed.
-struct Xor;
-
-impl Transformer for Xor {
-    fn transform_to_storage<'a>(
-        &self,
-        _key: &[u8],
-        plain: &'a [u8],
-    ) -> Result<Cow<'a, [u8]>, Error> {
-        let mut out = MARK.to_vec();
-        out.extend(plain.iter().map(|b| b ^ 0x5a));
-        Ok(Cow::Owned(out))
-    }
-
-    fn transform_from_storage<'a>(
-        &self,
-        _key: &[u8],
-        stored: &'a [u8],
-    ) -> Result<Plain<'a>, Error> {
-        let body = stored
-            .strip_prefix(MARK)
-            .ok_or_else(|| Error::new("no xor mark"))?;
-        Ok(Plain {
-            value: Cow::Owned(body.iter().map(|b| b ^ 0x5a).collect()),
-            stale: false,
-        })
-    }
-}
 
 fn open(dir: &std::path::Path, prefix: &str) -> (Arc<dyn Storage>, TransformingStorage) {
     let raw: Arc<dyn Storage> = Arc::new(Embedded::open(dir).expect("open"));
@@ -78,7 +46,7 @@ async fn values_are_transformed_on_disk_and_back_on_every_read() {
         .revision;
     let stored = raw.get(&key, None).await.expect("raw").kv.expect("present");
     assert!(
-        stored.value.starts_with(MARK) && !stored.value.ends_with(b"one"),
+        stored.value.starts_with(XOR_MARK) && !stored.value.ends_with(b"one"),
         "{stored:?}"
     );
     let untouched = raw
