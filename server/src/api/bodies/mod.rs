@@ -35,7 +35,13 @@ impl BodyType<'_> {
                 json_type(value)
             )));
         };
-        check_type_meta(obj, self.kind, self.api_versions)?;
+        let versions = self.api_versions;
+        check_type_meta(
+            obj,
+            self.kind,
+            |v| versions.is_empty() || versions.contains(&v),
+            || versions.first().copied().unwrap_or_default().to_string(),
+        )?;
         let causes = validation::schema_causes(self.schema, value);
         if causes.is_empty() {
             return Ok(());
@@ -57,11 +63,13 @@ impl BodyType<'_> {
 }
 
 /// A body's `apiVersion` and `kind`, when it names them, must be the
-/// expected ones (any apiVersion when `api_versions` is empty).
+/// expected ones: `accepts` says which apiVersions are, `expected` names
+/// one for the message (built only on failure: every write checks this).
 pub fn check_type_meta(
     obj: &serde_json::Map<String, Value>,
     kind: &str,
-    api_versions: &[&str],
+    accepts: impl Fn(&str) -> bool,
+    expected: impl Fn() -> String,
 ) -> Result<(), ApiError> {
     let named = |field: &str| {
         obj.get(field)
@@ -69,12 +77,11 @@ pub fn check_type_meta(
             .filter(|v| !v.is_empty())
     };
     if let Some(v) = named("apiVersion")
-        && !api_versions.is_empty()
-        && !api_versions.contains(&v)
+        && !accepts(v)
     {
         return Err(ApiError::BadRequest(format!(
             "the API version in the data ({v}) does not match the expected API version ({})",
-            api_versions[0]
+            expected()
         )));
     }
     if let Some(k) = named("kind")

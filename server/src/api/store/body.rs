@@ -77,7 +77,12 @@ impl Store {
                 kind.kind
             )));
         };
-        check_type_meta(obj, &kind.kind, &[kind.api_version().as_str()])?;
+        check_type_meta(
+            obj,
+            &kind.kind,
+            |v| kind.is_api_version(v),
+            || kind.api_version(),
+        )?;
         if let Some(m) = obj
             .get("metadata")
             .filter(|m| !m.is_object() && !m.is_null())
