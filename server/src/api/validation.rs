@@ -16,12 +16,3 @@ pub fn cause(e: &FieldError) -> Cause {
 pub fn schema_causes(schema: &Schema, value: &Value) -> Vec<Cause> {
     schema::validate(schema, value).iter().map(cause).collect()
 }
-
-/// Problems of the fields an object has, ignoring missing required ones.
-#[must_use]
-pub fn present_field_causes(schema: &Schema, value: &Value) -> Vec<Cause> {
-    schema::validate_present(schema, value)
-        .iter()
-        .map(cause)
-        .collect()
-}
