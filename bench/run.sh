@@ -2,11 +2,12 @@
 # The whole benchmark: builds release binaries, starts etcd (bench/etcd.sh),
 # runs cairn-bench against a cairn-apiserver it starts and against that etcd,
 # and stops everything, on failure or Ctrl-C too. Extra arguments go to
-# cairn-bench (e.g. --quick). Data directories live under target/bench-data.
+# cairn-bench (e.g. --quick, --auth-only). Data directories live under target/bench-data.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --release -p cairn-apiserver -p cairn-bench
+bin="${CARGO_TARGET_DIR:-target}/release"
 
 work=target/bench-data
 etcd_dir="$work/etcd-$$"
@@ -16,8 +17,8 @@ trap 'bench/etcd.sh stop "$etcd_dir"' EXIT
 eval "$(bench/etcd.sh start "$etcd_dir")"
 echo "etcd $("${ETCD_BIN:-/usr/bin/etcd}" --version | head -n 1 | cut -d' ' -f3) at $ETCD_URL (pid $ETCD_PID)" >&2
 
-target/release/cairn-bench \
-    --server-bin target/release/cairn-apiserver \
+"$bin/cairn-bench" \
+    --server-bin "$bin/cairn-apiserver" \
     --etcd "$ETCD_URL" --etcd-pid "$ETCD_PID" \
     --work-dir "$work" \
     "$@"

@@ -38,6 +38,17 @@ pub struct Args {
     /// (JSON, protobuf, CBOR, Table); skips the other list and watch phases.
     #[arg(long)]
     pub encodings_only: bool,
+    /// Only measure what authentication costs (the auth phase): creates on
+    /// the plain port, over TLS with a client certificate and with bearer
+    /// tokens, beside etcd puts; skips every other phase.
+    #[arg(long, conflicts_with = "encodings_only")]
+    pub auth_only: bool,
+    /// Events each auth case creates (and etcd puts) [default: 30000, quick 3000].
+    #[arg(long)]
+    pub auth_events: Option<u64>,
+    /// Rounds the auth cases take turns in (drift on a shared machine hits all alike).
+    #[arg(long, default_value_t = 3)]
+    pub auth_rounds: u64,
     /// Events stored before the list phases [default: 100000, quick 10000].
     #[arg(long)]
     pub events: Option<u64>,
@@ -83,6 +94,7 @@ pub struct Sizes {
     pub watch_events: u64,
     pub watchers_small: usize,
     pub watchers_large: usize,
+    pub auth_events: u64,
 }
 
 impl Args {
@@ -102,6 +114,7 @@ impl Args {
             watch_events: self.watch_events.unwrap_or(q(10_000, 1_000)).max(1),
             watchers_small: self.watchers_small.unwrap_or(qs(100, 10)),
             watchers_large: self.watchers_large.unwrap_or(qs(1_000, 100)),
+            auth_events: self.auth_events.unwrap_or(q(30_000, 3_000)).max(1),
         }
     }
 }
@@ -117,6 +130,7 @@ mod tests {
         assert_eq!(full.events, 10 * quick.events);
         assert_eq!(full.watch_events, 10 * quick.watch_events);
         assert_eq!(full.watchers_large, 10 * quick.watchers_large);
+        assert_eq!(full.auth_events, 10 * quick.auth_events);
         let one = Args::parse_from([
             "cairn-bench",
             "--server-url",

@@ -39,6 +39,13 @@ impl LoadResult {
     pub fn rate(&self) -> f64 {
         rate(self.ops, self.elapsed)
     }
+
+    /// Adds another run of the same load (e.g. one round of several).
+    pub fn absorb(&mut self, other: &LoadResult) {
+        self.ops += other.ops;
+        self.elapsed += other.elapsed;
+        self.latency.merge(&other.latency);
+    }
 }
 
 /// How one full or paged list went.
@@ -57,6 +64,15 @@ pub async fn run_writers<W: Writer>(
     range: Range<u64>,
     acks: Option<Arc<AckTable>>,
 ) -> Result<LoadResult> {
+    Ok(run_writers_keep(writers, range, acks).await?.0)
+}
+
+/// `run_writers` that hands the writers (and their connections) back.
+pub async fn run_writers_keep<W: Writer>(
+    writers: Vec<W>,
+    range: Range<u64>,
+    acks: Option<Arc<AckTable>>,
+) -> Result<(LoadResult, Vec<W>)> {
     let next = Arc::new(AtomicU64::new(range.start));
     let end = range.end;
     let start = Instant::now();
@@ -69,7 +85,7 @@ pub async fn run_writers<W: Writer>(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= end {
-                        return Ok::<_, crate::Error>(hist);
+                        return Ok::<_, crate::Error>((hist, w));
                     }
                     let t = Instant::now();
                     if let Some(a) = &acks {
@@ -86,14 +102,18 @@ pub async fn run_writers<W: Writer>(
         })
         .collect();
     let mut latency = Histogram::new();
+    let mut back = Vec::with_capacity(tasks.len());
     for t in tasks {
-        latency.merge(&t.await??);
+        let (hist, w) = t.await??;
+        latency.merge(&hist);
+        back.push(w);
     }
-    Ok(LoadResult {
+    let result = LoadResult {
         ops: range.end - range.start,
         elapsed: start.elapsed(),
         latency,
-    })
+    };
+    Ok((result, back))
 }
 
 #[cfg(test)]
@@ -116,5 +136,14 @@ pub(crate) mod tests {
         assert_eq!(r.ops, 1000);
         assert_eq!(r.latency.count(), 1000);
         assert_eq!(n.load(Ordering::Relaxed), 1000);
+        let (again, ws) = run_writers_keep(ws_again(&n), 0..10, None).await.unwrap();
+        assert_eq!(ws.len(), 8);
+        let mut total = r;
+        total.absorb(&again);
+        assert_eq!((total.ops, total.latency.count()), (1010, 1010));
+    }
+
+    fn ws_again(n: &Arc<AtomicU64>) -> Vec<Counter> {
+        (0..8).map(|_| Counter(Arc::clone(n))).collect()
     }
 }

@@ -76,6 +76,15 @@ impl CpuSpan {
         }
     }
 
+    /// CPU the server and the bench used in the span so far (`None`: unknown).
+    pub fn used(&self) -> (Option<Duration>, Option<Duration>) {
+        let since = |pid: u32, before: Duration| Some(cpu_time(pid)?.saturating_sub(before));
+        (
+            self.server.and_then(|(p, b)| since(p, b)),
+            self.bench.and_then(|b| since(std::process::id(), b)),
+        )
+    }
+
     /// "cpu: server 3.1 s, bench 1.2 s" for the span so far.
     pub fn text(&self) -> String {
         let used = |pid: u32, before: Duration| {

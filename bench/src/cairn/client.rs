@@ -1,4 +1,5 @@
-//! One keep-alive HTTP/1.1 connection to cairn (hyper's client connection API).
+//! One keep-alive HTTP/1.1 connection to cairn (hyper's client connection
+//! API), plain or over TLS with the endpoint's credentials.
 
 use std::net::SocketAddr;
 
@@ -9,23 +10,35 @@ use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
+use super::endpoint::Endpoint;
 use crate::Result;
 
 pub struct Conn {
     send: SendRequest<Full<Bytes>>,
     host: HeaderValue,
+    authorization: Option<HeaderValue>,
 }
 
 impl Conn {
     pub async fn connect(addr: SocketAddr) -> Result<Self> {
-        let tcp = super::dial(addr).await?;
-        let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await?;
+        Self::open(&Endpoint::plain(addr)).await
+    }
+
+    /// A connection to `endpoint` (TLS and credentials as it says).
+    pub async fn open(endpoint: &Endpoint) -> Result<Self> {
+        let stream = endpoint.dial().await?;
+        let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(async move {
             let _ = conn.await;
         });
+        let authorization = match &endpoint.authorization {
+            Some(a) => Some(HeaderValue::from_str(a)?),
+            None => None,
+        };
         Ok(Self {
             send,
-            host: HeaderValue::from_str(&addr.to_string())?,
+            host: HeaderValue::from_str(&endpoint.addr.to_string())?,
+            authorization,
         })
     }
 
@@ -56,6 +69,9 @@ impl Conn {
             .header(header::USER_AGENT, "cairn-bench");
         if body.is_some() {
             req = req.header(header::CONTENT_TYPE, "application/json");
+        }
+        if let Some(a) = &self.authorization {
+            req = req.header(header::AUTHORIZATION, a.clone());
         }
         let req = req.body(Full::new(body.unwrap_or_default()))?;
         self.send.ready().await?;

@@ -6,22 +6,22 @@
 //! ≈10 µs of CPU per create on the 2-core machine the server is measured on.
 //! As with the watchers (see `watch`), the bench reads the socket itself, and
 //! still checks every response: the status, and a whole body as framed by
-//! `Content-Length` or chunked encoding.
-
-use std::net::SocketAddr;
+//! `Content-Length` or chunked encoding. The same over TLS (see `endpoint`).
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use super::chunked::{Chunked, parse_head};
+use super::endpoint::{Endpoint, Stream};
 use crate::Result;
 
 const READ_BUF: usize = 16 * 1024;
 const MAX_HEAD: usize = 16 * 1024;
 
 pub struct LeanConn {
-    tcp: TcpStream,
+    tcp: Stream,
     host: String,
+    /// `Authorization: ...\r\n`, or empty.
+    auth_line: String,
     request: Vec<u8>,
     buf: Vec<u8>,
     /// Bytes of `buf` read but not yet consumed.
@@ -30,11 +30,18 @@ pub struct LeanConn {
 }
 
 impl LeanConn {
-    pub async fn connect(addr: SocketAddr) -> Result<Self> {
-        let tcp = super::dial(addr).await?;
+    /// A connection to `endpoint` (TLS and credentials as it says).
+    pub async fn open(endpoint: &Endpoint) -> Result<Self> {
+        let tcp = endpoint.dial().await?;
+        let auth_line = endpoint
+            .authorization
+            .as_ref()
+            .map(|a| format!("Authorization: {a}\r\n"))
+            .unwrap_or_default();
         Ok(Self {
             tcp,
-            host: addr.to_string(),
+            host: endpoint.addr.to_string(),
+            auth_line,
             request: Vec::with_capacity(1024),
             buf: vec![0u8; READ_BUF],
             filled: 0,
@@ -52,14 +59,22 @@ impl LeanConn {
         self.request.extend_from_slice(self.host.as_bytes());
         self.request.extend_from_slice(
             b"\r\nAccept: application/json\r\nUser-Agent: cairn-bench\r\n\
-              Content-Type: application/json\r\nContent-Length: ",
+              Content-Type: application/json\r\n",
         );
+        self.request.extend_from_slice(self.auth_line.as_bytes());
+        self.request.extend_from_slice(b"Content-Length: ");
         self.request
             .extend_from_slice(body.len().to_string().as_bytes());
         self.request.extend_from_slice(b"\r\n\r\n");
         self.request.extend_from_slice(body);
         self.tcp.write_all(&self.request).await?;
+        self.tcp.flush().await?; // a no-op on a plain socket
         self.read_response().await
+    }
+
+    /// The connection's transport ("plain", or the TLS version and suite).
+    pub fn transport(&self) -> String {
+        self.tcp.describe()
     }
 
     async fn read_more(&mut self) -> Result<()> {
@@ -120,6 +135,7 @@ impl LeanConn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::SocketAddr;
     use tokio::net::TcpListener;
 
     /// A server that reads each request whole and answers with `replies[k]`,
@@ -169,7 +185,7 @@ mod tests {
             b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}{}",
         ])
         .await;
-        let mut c = LeanConn::connect(addr).await.unwrap();
+        let mut c = LeanConn::open(&Endpoint::plain(addr)).await.unwrap();
         let (status, body) = c.post("/p", b"{\"x\":1}").await.unwrap();
         assert_eq!((status, body), (201, &b"{\"a\":1}"[..]));
         let (status, body) = c.post("/p", b"{\"x\":1}").await.unwrap();
@@ -183,7 +199,7 @@ mod tests {
             b"HTTP/1.1 201 Created\r\nContent-Length: 70\r\n\r\n{}",
         ])
         .await;
-        let mut c = LeanConn::connect(addr).await.unwrap();
+        let mut c = LeanConn::open(&Endpoint::plain(addr)).await.unwrap();
         assert!(c.post("/p", b"{\"x\":1}").await.is_err());
     }
 }

@@ -3,8 +3,10 @@
 
 pub mod chunked;
 pub mod client;
+pub mod endpoint;
 pub mod lean;
 pub mod ops;
+pub mod secure;
 pub mod watch;
 
 use std::net::{SocketAddr, TcpListener};
@@ -16,14 +18,52 @@ use http::{Method, StatusCode};
 
 use crate::Result;
 use client::Conn;
+pub use endpoint::Endpoint;
+use secure::Credentials;
 
-/// A cairn-apiserver on loopback: its address and pid (for RSS).
+/// A cairn-apiserver on loopback: its plain-HTTP address and pid (for RSS),
+/// and its HTTPS port when the bench started it.
 pub struct Server {
     pub addr: SocketAddr,
     pub pid: u32,
+    pub secure: Option<Secure>,
     child: Option<Child>,
     data_dir: Option<PathBuf>,
     log: Option<PathBuf>,
+    token_file: Option<PathBuf>,
+}
+
+/// The HTTPS port and what the bench may present there.
+pub struct Secure {
+    pub addr: SocketAddr,
+    pub credentials: Credentials,
+    /// The static token of `--token-auth-file`; `None` when the binary has
+    /// no such flag (yet).
+    pub static_token: Option<String>,
+}
+
+impl Secure {
+    /// TLS presenting the admin client certificate.
+    pub fn client_cert(&self) -> Endpoint {
+        Endpoint::tls(self.addr, self.credentials.client_cert.clone())
+    }
+
+    /// TLS without a client certificate, sending `token`.
+    pub fn bearer(&self, token: &str) -> Endpoint {
+        Endpoint::tls(self.addr, self.credentials.no_cert.clone()).with_bearer(token)
+    }
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Whether `bin --help` lists `flag`.
+fn has_flag(bin: &Path, flag: &str) -> bool {
+    Command::new(bin)
+        .arg("--help")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(flag))
 }
 
 /// A connection to cairn with Nagle off: every request and watch is latency-bound.
@@ -48,18 +88,35 @@ pub fn loopback_addr(url: &str) -> Result<SocketAddr> {
 }
 
 impl Server {
-    /// Starts `bin` on a free loopback port with a fresh data directory under `work_dir`.
+    /// Starts `bin` with a fresh data directory under `work_dir`, on two
+    /// free loopback ports: plain HTTP (acting as system:admin) and HTTPS
+    /// (with a static token file when the binary takes `--token-auth-file`).
     pub async fn start(bin: &Path, work_dir: &Path) -> Result<Self> {
-        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let port = free_port()?;
+        let secure_port = free_port()?;
         let data_dir = work_dir.join(format!("cairn-data-{port}"));
         let _ = std::fs::remove_dir_all(&data_dir);
         std::fs::create_dir_all(work_dir)?;
         let log_path = work_dir.join(format!("cairn-{port}.log"));
         let log = std::fs::File::create(&log_path)?;
-        let child = Command::new(bin)
-            .arg("--data-dir")
-            .arg(&data_dir)
-            .args(["--insecure-port", &port.to_string(), "--secure-port", "0"])
+        let mut cmd = Command::new(bin);
+        cmd.arg("--data-dir").arg(&data_dir).args([
+            "--bind-address",
+            "127.0.0.1",
+            "--insecure-port",
+            &port.to_string(),
+            "--secure-port",
+            &secure_port.to_string(),
+        ]);
+        let (mut token_file, mut static_token) = (None, None);
+        if has_flag(bin, "--token-auth-file") {
+            let token = secure::random_token();
+            let path = work_dir.join(format!("cairn-tokens-{port}.csv"));
+            std::fs::write(&path, secure::token_file_line(&token))?;
+            cmd.arg("--token-auth-file").arg(&path);
+            (token_file, static_token) = (Some(path), Some(token));
+        }
+        let child = cmd
             .args(["--api-domain", "svc.io"])
             // Only adds an encoding, which the encodings phase lists.
             .args(["--feature-gates", "CBORServingAndStorage=true"])
@@ -72,14 +129,22 @@ impl Server {
         let mut server = Self {
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             pid: child.id(),
+            secure: None,
             child: Some(child),
-            data_dir: Some(data_dir),
+            data_dir: Some(data_dir.clone()),
             log: Some(log_path.clone()),
+            token_file,
         };
         if let Err(e) = server.wait_ready().await {
             server.log = None; // kept for the reader
             return Err(format!("{e} (log: {})", log_path.display()).into());
         }
+        let credentials = Credentials::from_kubeconfig(&data_dir.join("admin.kubeconfig"))?;
+        server.secure = Some(Secure {
+            addr: SocketAddr::from(([127, 0, 0, 1], secure_port)),
+            credentials,
+            static_token,
+        });
         Ok(server)
     }
 
@@ -88,9 +153,11 @@ impl Server {
         let mut server = Self {
             addr: loopback_addr(url)?,
             pid,
+            secure: None,
             child: None,
             data_dir: None,
             log: None,
+            token_file: None,
         };
         server.wait_ready().await?;
         Ok(server)
@@ -136,6 +203,9 @@ impl Drop for Server {
         }
         if let Some(dir) = self.data_dir.take() {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        if let Some(file) = self.token_file.take() {
+            let _ = std::fs::remove_file(file);
         }
     }
 }

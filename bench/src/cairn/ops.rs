@@ -8,6 +8,7 @@ use http_body_util::BodyExt;
 use memchr::memmem;
 
 use super::client::Conn;
+use super::endpoint::Endpoint;
 use super::lean::LeanConn;
 use crate::Result;
 use crate::event;
@@ -58,12 +59,19 @@ impl Writer for CairnWriter {
     }
 }
 
-/// `n` writers, each with its own connection.
-pub async fn writers(addr: SocketAddr, n: usize) -> Result<Vec<CairnWriter>> {
+impl CairnWriter {
+    /// "plain", or the TLS version and cipher suite.
+    pub fn transport(&self) -> String {
+        self.conn.transport()
+    }
+}
+
+/// `n` writers, each with its own connection to `endpoint`.
+pub async fn writers(endpoint: &Endpoint, n: usize) -> Result<Vec<CairnWriter>> {
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         out.push(CairnWriter {
-            conn: LeanConn::connect(addr).await?,
+            conn: LeanConn::open(endpoint).await?,
         });
     }
     Ok(out)

@@ -27,7 +27,7 @@ pub async fn run(
 ) -> Result<()> {
     let name = format!("create_{conc}");
     eprintln!("-- {name}: {} Events", range.end - range.start);
-    let writers = cairn::ops::writers(ctx.cairn.addr, conc).await?;
+    let writers = cairn::ops::writers(&cairn::Endpoint::plain(ctx.cairn.addr), conc).await?;
     let cpu = CpuSpan::start(ctx.cairn_pid());
     let c = run_writers(writers, range.clone(), None).await?;
     let c_line = format!("{}; {}", rate_line(&c), cpu.text());

@@ -1,6 +1,7 @@
 //! The run: the servers, then each phase in turn against cairn and then etcd,
 //! so every ratio comes from one run on the same machine state.
 
+mod auth;
 mod create;
 mod encodings;
 mod list;
@@ -67,6 +68,10 @@ pub async fn run(args: Args) -> Result<String> {
     };
     let s = ctx.sizes;
     let conc = ctx.args.concurrency;
+    if ctx.args.auth_only {
+        auth::run(&mut ctx, 0).await?;
+        return Ok(ctx.report.summary());
+    }
     create::run(&mut ctx, 1, 0..s.serial, None).await?;
     create::run(&mut ctx, conc, s.serial..s.events, Some(2.0)).await?;
     stored_rss(&mut ctx).await;
@@ -78,6 +83,7 @@ pub async fn run(args: Args) -> Result<String> {
     list::paged(&mut ctx).await?;
     let small = s.events..s.events + s.watch_events;
     let large = small.end..small.end + s.watch_events;
+    let auth_start = large.end;
     let etcd_small = watch::run(&mut ctx, s.watchers_small, small, true, false, None).await?;
     let etcd_large = ctx.args.etcd_large_watch;
     watch::run(
@@ -89,6 +95,7 @@ pub async fn run(args: Args) -> Result<String> {
         etcd_small,
     )
     .await?;
+    auth::run(&mut ctx, auth_start).await?;
     let mut summary = ctx.report.summary();
     summary.push_str(&format!(
         "run took {:.0} s\n",

@@ -79,7 +79,7 @@ async fn on_cairn(ctx: &Ctx, n: usize, range: Range<u64>) -> Result<Phase> {
         watchers.push(cairn::watch::open(addr, rv).await?);
     }
     eprintln!("   cairn: {n} watchers open in {}", ms(t.elapsed()));
-    let writers = cairn::ops::writers(addr, ctx.args.concurrency).await?;
+    let writers = cairn::ops::writers(&cairn::Endpoint::plain(addr), ctx.args.concurrency).await?;
     measured(ctx, ctx.cairn_pid(), writers, watchers, range).await
 }
 

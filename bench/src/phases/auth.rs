@@ -1,0 +1,260 @@
+//! What authentication costs: Event creates of the create phase's shape (the
+//! same writers, body size and concurrency; HTTP/1.1, one keep-alive
+//! connection per writer) on the plain port, over TLS presenting the admin
+//! client certificate, and over TLS with bearer tokens (the static token of
+//! `--token-auth-file`; a service-account token when the server serves
+//! TokenRequest), beside etcd puts. The cases take turns in rounds so that
+//! drift on a shared machine hits them alike. Every connection is opened and
+//! makes one create before anything is measured: the figures are the steady
+//! state (handshakes and first verifications done, caches warm).
+
+use std::time::Duration;
+
+use http::{Method, StatusCode};
+use memchr::memmem;
+
+use super::Ctx;
+use super::create::rate_line;
+use crate::cairn::client::Conn;
+use crate::cairn::ops::{self, CairnWriter};
+use crate::cairn::{Endpoint, Secure};
+use crate::load::{LoadResult, Writer, run_writers_keep};
+use crate::parse::string_field;
+use crate::proc::CpuSpan;
+use crate::report::{Target, ratio_text};
+use crate::{Result, etcd};
+
+/// The client-certificate case's create rate, relative to etcd's put rate.
+const MIN_X509_VS_ETCD: f64 = 2.0;
+/// A bearer-token case's server CPU per create, relative to the plain port's.
+const MAX_TOKEN_CPU: f64 = 1.10;
+/// Quiet time before each measured span, so one case's tail is not billed to the next.
+const SETTLE: Duration = Duration::from_millis(100);
+
+/// One kind of writer, totalled over every round.
+struct Case<W> {
+    name: String,
+    writers: Vec<W>,
+    pid: Option<u32>,
+    load: LoadResult,
+    server_cpu: Option<Duration>,
+    bench_cpu: Option<Duration>,
+}
+
+impl<W: Writer> Case<W> {
+    fn new(name: String, writers: Vec<W>, pid: Option<u32>) -> Self {
+        Self {
+            name,
+            writers,
+            pid,
+            load: LoadResult::default(),
+            server_cpu: Some(Duration::ZERO),
+            bench_cpu: Some(Duration::ZERO),
+        }
+    }
+
+    /// One create per connection, unmeasured; returns the next free index.
+    async fn warm(&mut self, mut next: u64) -> Result<u64> {
+        for w in &mut self.writers {
+            w.create(next)
+                .await
+                .map_err(|e| format!("{}: {e}", self.name))?;
+            next += 1;
+        }
+        Ok(next)
+    }
+
+    /// Creates `n` Events from index `start`, measured.
+    async fn round(&mut self, start: u64, n: u64) -> Result<()> {
+        tokio::time::sleep(SETTLE).await;
+        let cpu = CpuSpan::start(self.pid);
+        let writers = std::mem::take(&mut self.writers);
+        let (r, back) = run_writers_keep(writers, start..start + n, None)
+            .await
+            .map_err(|e| format!("{}: {e}", self.name))?;
+        let (server, bench) = cpu.used();
+        self.writers = back;
+        self.load.absorb(&r);
+        self.server_cpu = self.server_cpu.zip(server).map(|(a, b)| a + b);
+        self.bench_cpu = self.bench_cpu.zip(bench).map(|(a, b)| a + b);
+        Ok(())
+    }
+
+    fn per_op(&self, total: Option<Duration>) -> Option<Duration> {
+        let ops = self.load.ops.max(1) as f64;
+        total.map(|t| Duration::from_secs_f64(t.as_secs_f64() / ops))
+    }
+
+    /// "12,345/s (p50 …, p99 …); server CPU 41.0 µs/create, bench 20.1 µs"
+    fn line(&self, op: &str) -> String {
+        format!(
+            "{}; server CPU {}/{op}, bench {}",
+            rate_line(&self.load),
+            us(self.per_op(self.server_cpu)),
+            us(self.per_op(self.bench_cpu)),
+        )
+    }
+}
+
+fn us(d: Option<Duration>) -> String {
+    d.map_or("?".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6))
+}
+
+/// A service-account token from TokenRequest on the plain port, or why not.
+async fn service_account_token(conn: &mut Conn) -> Result<std::result::Result<String, String>> {
+    let (_, discovery) = conn.call(Method::GET, "/api/v1", None).await?;
+    if memmem::find(&discovery, b"\"serviceaccounts/token\"").is_none() {
+        return Ok(Err(
+            "the server does not serve serviceaccounts/token (TokenRequest)".into(),
+        ));
+    }
+    let path = "/api/v1/namespaces/default/serviceaccounts/default/token";
+    let body = br#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"expirationSeconds":3600}}"#;
+    let mut last = String::new();
+    // The default ServiceAccount appears shortly after start.
+    for _ in 0..50 {
+        let (status, resp) = conn
+            .call(Method::POST, path, Some(body.as_slice().into()))
+            .await?;
+        if status == StatusCode::CREATED
+            && let Some(token) = string_field(&resp, "token")
+        {
+            return Ok(Ok(String::from_utf8_lossy(token).into_owned()));
+        }
+        last = format!(
+            "{status}: {}",
+            String::from_utf8_lossy(&resp[..resp.len().min(200)])
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok(Err(format!("TokenRequest failed: {last}")))
+}
+
+/// The cairn cases: the plain port first (the baseline), then TLS.
+async fn endpoints(ctx: &mut Ctx, secure: &Secure) -> Result<Vec<(&'static str, Endpoint)>> {
+    let mut out = vec![
+        ("plain", Endpoint::plain(ctx.cairn.addr)),
+        ("tls_x509", secure.client_cert()),
+    ];
+    match &secure.static_token {
+        Some(token) => out.push(("tls_token", secure.bearer(token))),
+        None => ctx.report.note(
+            "auth: this cairn-apiserver has no --token-auth-file; the static-token case is skipped",
+        ),
+    }
+    let mut conn = Conn::connect(ctx.cairn.addr).await?;
+    match service_account_token(&mut conn).await? {
+        Ok(token) => out.push(("tls_sa_token", secure.bearer(&token))),
+        Err(why) => ctx.report.note(&format!(
+            "auth: {why}; the service-account token case is skipped"
+        )),
+    }
+    Ok(out)
+}
+
+/// Runs the cases from Event index `start` on.
+pub async fn run(ctx: &mut Ctx, start: u64) -> Result<()> {
+    let Some(secure) = ctx.cairn.secure.take() else {
+        ctx.report.note(
+            "auth: skipped (the bench did not start this cairn, so it knows no HTTPS port or credentials)",
+        );
+        return Ok(());
+    };
+    let outcome = measure(ctx, &secure, start).await;
+    ctx.cairn.secure = Some(secure);
+    outcome
+}
+
+async fn measure(ctx: &mut Ctx, secure: &Secure, start: u64) -> Result<()> {
+    let conc = ctx.args.concurrency;
+    let rounds = ctx.args.auth_rounds.max(1);
+    let per_case = ctx.sizes.auth_events;
+    eprintln!("-- auth: {per_case} Events per case in {rounds} rounds, {conc} writers");
+    let mut cases: Vec<Case<CairnWriter>> = Vec::new();
+    let mut transports = Vec::new();
+    for (name, endpoint) in endpoints(ctx, secure).await? {
+        let writers = ops::writers(&endpoint, conc)
+            .await
+            .map_err(|e| format!("{name}: {e}"))?;
+        if let Some(w) = writers.first() {
+            transports.push(format!("{name} {}", w.transport()));
+        }
+        cases.push(Case::new(
+            format!("create_{conc}_{name}"),
+            writers,
+            ctx.cairn_pid(),
+        ));
+    }
+    let mut etcd_case = ctx
+        .etcd
+        .as_ref()
+        .map(|e| Case::new(format!("put_{conc}"), etcd::ops::writers(e, conc), e.pid));
+    ctx.report.note(&format!(
+        "auth: HTTP/1.1 on every cairn case (ALPN http/1.1, no h2), as the create phase: \
+         one keep-alive connection per writer, {conc} writers, {}-byte Events; {}; \
+         {rounds} interleaved rounds; connections warmed (one create each) before measuring",
+        crate::event::VALUE_SIZE,
+        transports.join(", "),
+    ));
+    let mut next = start;
+    for c in &mut cases {
+        next = c.warm(next).await?;
+    }
+    if let Some(e) = &mut etcd_case {
+        next = e.warm(next).await?;
+    }
+    let slots = cases.len() + usize::from(etcd_case.is_some());
+    for r in 0..rounds {
+        let n = per_case / rounds + u64::from(r < per_case % rounds);
+        for j in 0..slots {
+            // Each round starts with another case, so none is always first.
+            let k = (j + r as usize) % slots;
+            match cases.get_mut(k) {
+                Some(c) => c.round(next, n).await?,
+                None => {
+                    if let Some(e) = &mut etcd_case {
+                        e.round(next, n).await?;
+                    }
+                }
+            }
+            next += n;
+        }
+    }
+    report(ctx, &cases, etcd_case.as_ref());
+    Ok(())
+}
+
+fn report(ctx: &mut Ctx, cases: &[Case<CairnWriter>], etcd: Option<&Case<etcd::ops::EtcdWriter>>) {
+    let plain_cpu = cases
+        .first()
+        .and_then(|c| c.per_op(c.server_cpu))
+        .map(|d| d.as_secs_f64());
+    let etcd_line = etcd.map(|e| e.line("put"));
+    for (i, c) in cases.iter().enumerate() {
+        let cpu = c.per_op(c.server_cpu).map(|d| d.as_secs_f64());
+        let cpu_ratio = cpu.zip(plain_cpu).map(|(c, p)| c / p);
+        let mut line = c.line("create");
+        // The token lines' ratio is this one; the client-certificate line's is etcd's.
+        if i > 0
+            && !c.name.contains("_token")
+            && let Some(r) = cpu_ratio
+        {
+            line.push_str(&format!(" ({} the plain port's CPU)", ratio_text(r)));
+        }
+        let vs_etcd = etcd.map(|e| c.load.rate() / e.load.rate());
+        if c.name.ends_with("_tls_x509") {
+            let target =
+                vs_etcd.map(|r| Target::at_least(r, MIN_X509_VS_ETCD, "x etcd's put rate"));
+            ctx.report
+                .figure(&c.name, &line, etcd_line.as_deref(), vs_etcd, target);
+        } else if c.name.contains("_token") {
+            let target = cpu_ratio.map(|r| {
+                Target::at_most(r, MAX_TOKEN_CPU, "x the plain port's server CPU per create")
+            });
+            ctx.report.figure(&c.name, &line, None, cpu_ratio, target);
+        } else {
+            ctx.report
+                .figure(&c.name, &line, etcd_line.as_deref(), vs_etcd, None);
+        }
+    }
+}
