@@ -1,0 +1,122 @@
+//! `authentication.{domain}/v1` as data: TokenReview and SelfSubjectReview,
+//! kinds that are never stored (a create is a question; the answerers are
+//! in `request::authn::review`). Kubernetes 1.32 serves both at v1 only by
+//! default (v1alpha1/v1beta1 SelfSubjectReview are off), cluster-scoped.
+
+use std::sync::Arc;
+
+use crate::api::kind::{Answerer, KindSpec};
+use crate::api::registry::Registry;
+use crate::api::schema::Schema;
+
+/// An identity as reviews report it (`authentication/v1` UserInfo).
+fn user_info() -> Schema {
+    Schema::object([
+        ("username", Schema::string().describe("The user's name.")),
+        (
+            "uid",
+            Schema::string().describe("A value that tells this user apart over time."),
+        ),
+        (
+            "groups",
+            Schema::string_list()
+                .atomic_list()
+                .describe("The groups the user is in."),
+        ),
+        (
+            "extra",
+            Schema::map(Schema::string_list())
+                .describe("Further facts the authenticator gave about the user."),
+        ),
+    ])
+    .describe("Who a user is.")
+}
+
+/// The schema of an `authentication/v1` TokenReview.
+#[must_use]
+pub fn token_review_schema() -> Schema {
+    Schema::resource([
+        (
+            "spec",
+            Schema::object([
+                (
+                    "token",
+                    Schema::string().describe("The bearer token to check."),
+                ),
+                (
+                    "audiences",
+                    Schema::string_list().atomic_list().describe(
+                        "Audiences the token must be valid for; the API server's own when empty.",
+                    ),
+                ),
+            ])
+            .describe("The token to check."),
+        ),
+        (
+            "status",
+            Schema::object([
+                (
+                    "authenticated",
+                    Schema::boolean().describe("Whether the token belongs to a known user."),
+                ),
+                ("user", user_info()),
+                (
+                    "audiences",
+                    Schema::string_list()
+                        .atomic_list()
+                        .describe("The audiences asked for that the token is valid for."),
+                ),
+                (
+                    "error",
+                    Schema::string()
+                        .describe("Why the token could not be checked, if it could not."),
+                ),
+            ])
+            .describe("The answer: whether the token is known, and whose it is."),
+        ),
+    ])
+    .describe("TokenReview asks whether a bearer token belongs to a known user.")
+}
+
+/// The schema of an `authentication/v1` SelfSubjectReview.
+#[must_use]
+pub fn self_subject_review_schema() -> Schema {
+    Schema::resource([(
+        "status",
+        Schema::object([("userInfo", user_info())])
+            .describe("The requester as the API server authenticated them."),
+    )])
+    .describe("SelfSubjectReview tells the requester who the API server takes them for.")
+}
+
+/// Registers TokenReview and SelfSubjectReview with their answerers.
+pub fn add(
+    registry: &Registry,
+    api_domain: &str,
+    token_review: Arc<dyn Answerer>,
+    self_subject_review: Arc<dyn Answerer>,
+) {
+    let group = format!("authentication.{api_domain}");
+    registry.add(KindSpec {
+        answered_by: Some(token_review),
+        ..KindSpec::new(
+            &group,
+            "v1",
+            "TokenReview",
+            "tokenreviews",
+            false,
+            token_review_schema(),
+        )
+    });
+    registry.add(KindSpec {
+        answered_by: Some(self_subject_review),
+        ..KindSpec::new(
+            &group,
+            "v1",
+            "SelfSubjectReview",
+            "selfsubjectreviews",
+            false,
+            self_subject_review_schema(),
+        )
+    });
+}
