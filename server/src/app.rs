@@ -16,6 +16,7 @@ use crate::controllers;
 use crate::http::{self, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
+use crate::request::authn::setup;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -72,6 +73,14 @@ pub async fn run(config: Config) -> Result<(), String> {
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
     let registry = Arc::new(kinds::builtin(&config));
+    // The API audiences are the service-account issuer's once it exists;
+    // until then tokens are checked without audiences.
+    let api_audiences: Vec<String> = Vec::new();
+    let token_authenticators: Vec<_> = setup::token_file(&config, &api_audiences)?
+        .into_iter()
+        .collect();
+    let tokens = setup::cached_tokens(token_authenticators);
+    setup::register_reviews(&registry, &config.api_domain, tokens, api_audiences);
     let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));

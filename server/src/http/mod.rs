@@ -181,4 +181,6 @@ pub async fn serve(state: Arc<AppState>, listener: TcpListener, mut stop: signal
 }
 
 #[cfg(test)]
+mod authn_tests;
+#[cfg(test)]
 mod pipeline_tests;

@@ -32,10 +32,22 @@ fn user_info() -> Schema {
     .describe("Who a user is.")
 }
 
+/// A kind asked, not stored: `metadata` may be left out (the generic store's
+/// need of a name does not apply).
+fn question<I, K>(fields: I) -> Schema
+where
+    I: IntoIterator<Item = (K, Schema)>,
+    K: Into<String>,
+{
+    let mut schema = Schema::resource(fields);
+    schema.required.retain(|f| f != "metadata");
+    schema
+}
+
 /// The schema of an `authentication/v1` TokenReview.
 #[must_use]
 pub fn token_review_schema() -> Schema {
-    Schema::resource([
+    question([
         (
             "spec",
             Schema::object([
@@ -81,7 +93,7 @@ pub fn token_review_schema() -> Schema {
 /// The schema of an `authentication/v1` SelfSubjectReview.
 #[must_use]
 pub fn self_subject_review_schema() -> Schema {
-    Schema::resource([(
+    question([(
         "status",
         Schema::object([("userInfo", user_info())])
             .describe("The requester as the API server authenticated them."),

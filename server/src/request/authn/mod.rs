@@ -11,6 +11,7 @@ pub mod audiences;
 mod csv;
 pub mod insecure;
 pub mod review;
+pub mod setup;
 pub mod token;
 pub mod token_cache;
 pub mod token_file;
