@@ -29,6 +29,7 @@ fn user_info() -> Schema {
                 .describe("Further facts the authenticator gave about the user."),
         ),
     ])
+    .proto_fields([("username", 1), ("uid", 2), ("groups", 3), ("extra", 4)])
     .describe("Who a user is.")
 }
 
@@ -62,6 +63,7 @@ pub fn token_review_schema() -> Schema {
                     ),
                 ),
             ])
+            .proto_fields([("token", 1), ("audiences", 2)])
             .describe("The token to check."),
         ),
         (
@@ -84,9 +86,16 @@ pub fn token_review_schema() -> Schema {
                         .describe("Why the token could not be checked, if it could not."),
                 ),
             ])
+            .proto_fields([
+                ("authenticated", 1),
+                ("user", 2),
+                ("error", 3),
+                ("audiences", 4),
+            ])
             .describe("The answer: whether the token is known, and whose it is."),
         ),
     ])
+    .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
     .describe("TokenReview asks whether a bearer token belongs to a known user.")
 }
 
@@ -96,8 +105,10 @@ pub fn self_subject_review_schema() -> Schema {
     question([(
         "status",
         Schema::object([("userInfo", user_info())])
+            .proto_fields([("userInfo", 1)])
             .describe("The requester as the API server authenticated them."),
     )])
+    .proto_fields([("metadata", 1), ("status", 2)])
     .describe("SelfSubjectReview tells the requester who the API server takes them for.")
 }
 
@@ -131,4 +142,47 @@ pub fn add(
             self_subject_review_schema(),
         )
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::protobuf;
+
+    #[test]
+    fn reviews_round_trip_through_protobuf_with_extra_values() {
+        let review = json!({
+            "metadata": {"name": "r"},
+            "spec": {"token": "t", "audiences": ["a", "b"]},
+            "status": {
+                "authenticated": true,
+                "user": {"username": "jane", "uid": "1", "groups": ["g"],
+                         "extra": {"scopes": ["x", "y"], "single": ["z"]}},
+                "audiences": ["a"],
+                "error": "none"
+            }
+        });
+        let schema = token_review_schema();
+        assert!(protobuf::offered(&schema));
+        let bytes = protobuf::encode_message(&schema, &review).expect("encodes");
+        let back = protobuf::decode_message(&schema, &bytes).expect("decodes");
+        assert_eq!(serde_json::Value::Object(back), review);
+        let me = json!({"status": {"userInfo": {"username": "jane", "extra": {"k": ["v"]}}}});
+        let schema = self_subject_review_schema();
+        let bytes = protobuf::encode_message(&schema, &me).expect("encodes");
+        // UserInfo.extra is map<string, ExtraValue{repeated string items = 1}>:
+        // status(2) { userInfo(1) { username(1) "jane", extra(4) { key(1) "k",
+        // value(2) { items(1) "v" } } } }.
+        assert_eq!(
+            bytes,
+            [
+                0x12, 0x12, 0x0a, 0x10, 0x0a, 0x04, b'j', b'a', b'n', b'e', 0x22, 0x08, 0x0a, 0x01,
+                b'k', 0x12, 0x03, 0x0a, 0x01, b'v'
+            ]
+        );
+        let back = protobuf::decode_message(&schema, &bytes).expect("decodes");
+        assert_eq!(serde_json::Value::Object(back), me);
+    }
 }

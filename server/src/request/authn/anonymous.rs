@@ -61,6 +61,7 @@ mod tests {
             method: &Method::GET,
             path,
             headers: &headers,
+            peer: None,
         };
         chain
             .authenticate(&head)

@@ -15,6 +15,7 @@ pub mod setup;
 pub mod token;
 pub mod token_cache;
 pub mod token_file;
+pub mod x509;
 
 use std::sync::Arc;
 
@@ -29,6 +30,8 @@ pub struct RequestHead<'a> {
     pub method: &'a Method,
     pub path: &'a str,
     pub headers: &'a HeaderMap,
+    /// The TLS client's certificates, when it sent any.
+    pub peer: Option<&'a x509::PeerCertificates>,
 }
 
 /// One way of recognising a caller.
@@ -136,6 +139,7 @@ mod tests {
             method: &Method::GET,
             path: "/healthz",
             headers: &headers,
+            peer: None,
         };
         chain
             .authenticate(&head)
@@ -180,6 +184,7 @@ mod tests {
                     method: &Method::GET,
                     path: "/api",
                     headers: &headers,
+                    peer: None,
                 };
                 chain
                     .authenticate(&head)

@@ -179,6 +179,7 @@ mod tests {
             method: &Method::GET,
             path: "/api",
             headers,
+            peer: None,
         }
     }
 
