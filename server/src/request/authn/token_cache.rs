@@ -5,7 +5,8 @@
 //! are keyed by the audiences asked as well as the token, so an answer for
 //! one audience never serves another. Keys are HMAC-SHA256 digests under a
 //! key drawn at start, never the token itself; the cache is bounded
-//! (sharded, oldest entries dropped first when a shard is full).
+//! (sharded, oldest entries dropped first when a shard is full). Users are
+//! kept in `system:authenticated`, as every reader reports them.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use ring::hmac;
 
 use crate::api::error::ApiError;
 use crate::request::authn::token::{Audiences, TokenAuthenticator, TokenUser};
+use crate::request::user::with_authenticated_group;
 use crate::util::maybe_async::MaybeAsync;
 
 /// How long a recognised token's answer is kept (kube-apiserver's default).
@@ -198,6 +200,15 @@ impl TokenAuthenticator for TokenCache {
         self.inner
             .authenticate_token(token, audiences)
             .map(move |answer| {
+                // Kept in `system:authenticated`, as the request chain and
+                // TokenReview both report the user: a cached user is then
+                // passed on as it is, not copied on every request.
+                let answer = answer.map(|found| {
+                    found.map(|f| TokenUser {
+                        user: with_authenticated_group(f.user),
+                        ..f
+                    })
+                });
                 self.remember(key, &answer);
                 answer
             })
@@ -261,6 +272,24 @@ mod tests {
             Ok(Some(vec!["a".to_string()]))
         );
         assert_eq!(calls(), 1, "the second answer came from the cache");
+        let user = |token: &'static str| {
+            let cache = &cache;
+            async move {
+                cache
+                    .authenticate_token(token, &[])
+                    .resolve()
+                    .await
+                    .expect("recognised")
+                    .expect("a user")
+                    .user
+            }
+        };
+        let (first, second) = (user("good").await, user("good").await);
+        assert_eq!(first.groups, ["system:authenticated"]);
+        assert!(
+            Arc::ptr_eq(&first, &second),
+            "a cached user is shared, not copied"
+        );
         assert_eq!(
             ask(&cache, "good", &["b"]).await,
             Ok(Some(vec!["b".to_string()]))
@@ -269,7 +298,7 @@ mod tests {
             ask(&cache, "good", &["a", "b"]).await,
             Ok(Some(vec!["a".to_string(), "b".to_string()]))
         );
-        assert_eq!(calls(), 3, "other audiences are other questions");
+        assert_eq!(calls(), 4, "other audiences are other questions");
         for _ in 0..2 {
             assert_eq!(
                 ask(&cache, "bad", &[]).await,
@@ -277,7 +306,7 @@ mod tests {
             );
             assert_eq!(ask(&cache, "unknown", &[]).await, Ok(None));
         }
-        assert_eq!(calls(), 7, "failures are asked again");
+        assert_eq!(calls(), 8, "failures are asked again");
     }
 
     #[tokio::test]

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::api::error::ApiError;
 use crate::request::authn::csv::Reader;
 use crate::request::authn::token::{Audiences, TokenAuthenticator, TokenUser};
-use crate::request::user::UserInfo;
+use crate::request::user::{UserInfo, with_authenticated_group};
 use crate::util::maybe_async::MaybeAsync;
 
 /// The users of a token file, by token.
@@ -63,7 +63,12 @@ impl TokenFile {
                 groups,
                 ..UserInfo::default()
             };
-            if users.insert(token, Arc::new(info)).is_some() {
+            // Built once in `system:authenticated`, as the request chain
+            // would report the user: no copy per request.
+            if users
+                .insert(token, with_authenticated_group(Arc::new(info)))
+                .is_some()
+            {
                 tracing::warn!(
                     file = name,
                     record = number,
@@ -124,10 +129,24 @@ mod tests {
         let alice = lookup(&file, "t1").expect("alice");
         assert_eq!(
             (alice.name.as_str(), alice.uid.as_str(), alice.groups),
-            ("alice", "1001", vec!["devs".to_string(), "ops".to_string()])
+            (
+                "alice",
+                "1001",
+                vec![
+                    "devs".to_string(),
+                    "ops".to_string(),
+                    "system:authenticated".to_string()
+                ]
+            )
         );
-        assert!(lookup(&file, "t2").expect("bob").groups.is_empty());
-        assert_eq!(lookup(&file, "t3").expect("carol").groups, ["solo"]);
+        assert_eq!(
+            lookup(&file, "t2").expect("bob").groups,
+            ["system:authenticated"]
+        );
+        assert_eq!(
+            lookup(&file, "t3").expect("carol").groups,
+            ["solo", "system:authenticated"]
+        );
         assert_eq!(lookup(&file, "t4"), None);
         assert_eq!(lookup(&file, "T1"), None, "tokens are exact");
     }
@@ -141,7 +160,10 @@ mod tests {
         let second = lookup(&file, "t").expect("user");
         assert_eq!(
             (second.name.as_str(), second.groups),
-            ("second", vec![String::new()])
+            (
+                "second",
+                vec![String::new(), "system:authenticated".to_string()]
+            )
         );
         assert_eq!(lookup(&file, ""), None);
     }
