@@ -18,6 +18,8 @@ use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::authn::Authenticators;
+use crate::request::authn::setup;
+use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
@@ -70,16 +72,33 @@ async fn listen(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
         .map_err(|e| format!("cannot listen on {addr}: {e}"))
 }
 
-/// The secure port's authenticators, in kube-apiserver's order.
-fn secure_authenticators(serving: &tls::Serving) -> Result<Authenticators, String> {
+/// How requests' bearer tokens are checked: the cached union of token
+/// authenticators (what TokenReview asks too) and the API audiences.
+struct BearerTokens {
+    tokens: Arc<dyn TokenAuthenticator>,
+    api_audiences: Vec<String>,
+}
+
+/// The secure port's authenticators, in kube-apiserver's order: client
+/// certificates, bearer tokens (static file, service accounts, JWT
+/// issuers, one cached union), then anonymous as the fallback.
+fn secure_authenticators(
+    config: &Config,
+    serving: &tls::Serving,
+    bearer: &BearerTokens,
+) -> Result<Authenticators, String> {
     let x509 = ClientCertificates::new(&serving.client_cas)
         .map_err(|e| format!("--client-ca-file: {e}"))?;
-    Ok(Authenticators::new(vec![Arc::new(x509)], None))
+    let tokens = Bearer::new(Arc::clone(&bearer.tokens), bearer.api_audiences.clone());
+    Ok(Authenticators::new(
+        vec![Arc::new(x509), Arc::new(tokens)],
+        setup::anonymous_by_flag(config),
+    ))
 }
 
 /// The HTTPS port (TLS material made or loaded, the admin kubeconfig
 /// written) and the plain-HTTP port, as configured.
-async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
+async fn endpoints(config: &Config, bearer: &BearerTokens) -> Result<Vec<Endpoint>, String> {
     let mut endpoints = Vec::new();
     if config.secure_port != 0 {
         let serving = tls::serving(config).map_err(|e| e.to_string())?;
@@ -96,7 +115,8 @@ async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
             )
             .map_err(|e| format!("admin kubeconfig: {e}"))?;
         }
-        let pipeline = Arc::new(Pipeline::secure_port(secure_authenticators(&serving)?));
+        let authenticators = secure_authenticators(config, &serving, bearer)?;
+        let pipeline = Arc::new(Pipeline::secure_port(authenticators));
         tracing::info!(address = %bound, "serving HTTPS");
         endpoints.push(Endpoint {
             listener,
@@ -137,6 +157,22 @@ pub async fn run(config: Config) -> Result<(), String> {
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
     let registry = Arc::new(kinds::builtin(&config));
+    // The API audiences are the service-account issuer's once it exists;
+    // until then tokens are checked without audiences.
+    let api_audiences: Vec<String> = Vec::new();
+    let token_authenticators: Vec<_> = setup::token_file(&config, &api_audiences)?
+        .into_iter()
+        .collect();
+    let bearer = BearerTokens {
+        tokens: setup::cached_tokens(token_authenticators),
+        api_audiences,
+    };
+    setup::register_reviews(
+        &registry,
+        &config.api_domain,
+        Arc::clone(&bearer.tokens),
+        bearer.api_audiences.clone(),
+    );
     let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
@@ -147,7 +183,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
     });
-    let endpoints = endpoints(&config).await?;
+    let endpoints = endpoints(&config, &bearer).await?;
 
     controllers::namespace::bootstrap(&state.store)
         .await

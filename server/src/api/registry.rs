@@ -121,11 +121,13 @@ impl Registry {
 
     /// One kind per stored collection (the first registered version of
     /// each): what a namespace's deletion or the garbage collector walks.
+    /// Answered kinds store nothing and are not among them.
     #[must_use]
     pub fn storage_kinds(&self) -> Vec<Arc<KindSpec>> {
         let mut seen = std::collections::HashSet::new();
         self.snapshot()
             .iter()
+            .filter(|k| k.answered_by.is_none())
             .filter(|k| seen.insert(k.storage.prefix.clone()))
             .cloned()
             .collect()

@@ -77,6 +77,13 @@ pub struct Flags {
     /// History kept for watches and old reads before compaction (0 disables compaction).
     #[arg(long, default_value = "5m", value_parser = duration::parse)]
     pub compaction_interval: Duration,
+    /// Static bearer tokens: a CSV file of `token,user,uid[,"group1,group2"]`.
+    #[arg(long)]
+    pub token_auth_file: Option<PathBuf>,
+    /// Whether requests no authenticator recognises are served as
+    /// system:anonymous in system:unauthenticated (default true).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = false)]
+    pub anonymous_auth: Option<bool>,
 }
 
 /// The running configuration.
@@ -99,6 +106,11 @@ pub struct Config {
     pub shutdown_delay: Duration,
     pub livez_grace_period: Duration,
     pub compaction_interval: Duration,
+    pub token_auth_file: Option<PathBuf>,
+    /// `--anonymous-auth` as given; `None` when absent (anonymous requests
+    /// are then allowed unless an AuthenticationConfiguration says
+    /// otherwise; giving both is an error).
+    pub anonymous_auth: Option<bool>,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -124,12 +136,20 @@ impl From<Flags> for Config {
             shutdown_delay: f.shutdown_delay_duration,
             livez_grace_period: f.livez_grace_period,
             compaction_interval: f.compaction_interval,
+            token_auth_file: f.token_auth_file,
+            anonymous_auth: f.anonymous_auth,
             bound: Mutex::new(None),
         }
     }
 }
 
 impl Config {
+    /// Whether `--anonymous-auth` allows anonymous requests (its default).
+    #[must_use]
+    pub fn anonymous_by_flag(&self) -> bool {
+        self.anonymous_auth.unwrap_or(true)
+    }
+
     /// `host:port` clients reach this server at.
     #[must_use]
     pub fn advertise_address(&self) -> String {
@@ -139,5 +159,37 @@ impl Config {
             (None, Some(a)) => a.to_string(),
             (_, None) => format!("{}:{}", self.insecure_bind_address, self.insecure_port),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &[&str]) -> Config {
+        let all = std::iter::once("cairn-apiserver").chain(args.iter().copied());
+        Config::from(Flags::try_parse_from(all).expect("valid flags"))
+    }
+
+    #[test]
+    fn authentication_flags_read_as_kube_apiserver_reads_them() {
+        let plain = config(&[]);
+        assert_eq!(
+            (plain.anonymous_auth, plain.anonymous_by_flag()),
+            (None, true)
+        );
+        assert_eq!(plain.token_auth_file, None);
+        assert!(!config(&["--anonymous-auth=false"]).anonymous_by_flag());
+        assert_eq!(config(&["--anonymous-auth"]).anonymous_auth, Some(true));
+        assert_eq!(
+            config(&["--anonymous-auth=true"]).anonymous_auth,
+            Some(true)
+        );
+        let tokens = config(&["--token-auth-file", "/etc/cairn/tokens.csv"]);
+        assert_eq!(
+            tokens.token_auth_file,
+            Some(PathBuf::from("/etc/cairn/tokens.csv"))
+        );
+        assert!(Flags::try_parse_from(["cairn-apiserver", "--anonymous-auth=maybe"]).is_err());
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::http::body::{Body, full};
-use crate::http::discovery::{VERBS, subresources};
+use crate::http::discovery::subresources;
 use crate::http::etag;
 use crate::http::router::Route;
 
@@ -90,7 +90,7 @@ fn resource(kind: &KindSpec) -> Value {
         "responseKind": response_kind(&kind.group, &kind.version, &kind.kind),
         "scope": if kind.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": kind.singular,
-        "verbs": VERBS,
+        "verbs": kind.verbs(),
     });
     if !kind.short_names.is_empty() {
         r["shortNames"] = json!(kind.short_names);

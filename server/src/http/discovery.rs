@@ -7,24 +7,13 @@ use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 
-pub const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
 fn resource(kind: &KindSpec) -> Value {
     let mut r = json!({
         "name": kind.resource,
         "singularName": kind.singular,
         "namespaced": kind.namespaced,
         "kind": kind.kind,
-        "verbs": VERBS,
+        "verbs": kind.verbs(),
     });
     if !kind.short_names.is_empty() {
         r["shortNames"] = json!(kind.short_names);

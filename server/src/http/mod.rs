@@ -149,4 +149,6 @@ pub async fn handle(
 }
 
 #[cfg(test)]
+mod authn_tests;
+#[cfg(test)]
 mod pipeline_tests;

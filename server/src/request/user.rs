@@ -8,6 +8,10 @@ use std::sync::{Arc, LazyLock};
 pub const MASTERS: &str = "system:masters";
 /// The group every authenticated user is in.
 pub const AUTHENTICATED: &str = "system:authenticated";
+/// The group of requests no authenticator recognised.
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+/// The user of requests no authenticator recognised.
+pub const ANONYMOUS: &str = "system:anonymous";
 
 /// An authenticated identity.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,6 +41,25 @@ impl UserInfo {
     }
 }
 
+/// `user` with `system:authenticated` among its groups, as Kubernetes'
+/// authenticated-group adder leaves every authenticated user: anonymous and
+/// users already in `system:authenticated` or `system:unauthenticated` are
+/// left as they are (and not copied).
+#[must_use]
+pub fn with_authenticated_group(user: Arc<UserInfo>) -> Arc<UserInfo> {
+    if user.name == ANONYMOUS
+        || user
+            .groups
+            .iter()
+            .any(|g| g == AUTHENTICATED || g == UNAUTHENTICATED)
+    {
+        return user;
+    }
+    let mut added = UserInfo::clone(&user);
+    added.groups.push(AUTHENTICATED.to_string());
+    Arc::new(added)
+}
+
 /// The identity of every request on the insecure port, as Kubernetes' old
 /// insecure port had it.
 #[must_use]
@@ -51,4 +74,22 @@ pub fn api_server() -> &'static UserInfo {
     static USER: LazyLock<UserInfo> =
         LazyLock::new(|| UserInfo::new("system:apiserver", &[AUTHENTICATED, MASTERS]));
     &USER
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authenticated_users_join_system_authenticated_once() {
+        let jane = with_authenticated_group(Arc::new(UserInfo::new("jane", &["devs"])));
+        assert_eq!(jane.groups, ["devs", AUTHENTICATED]);
+        let again = with_authenticated_group(Arc::clone(&jane));
+        assert!(Arc::ptr_eq(&jane, &again), "already a member: not copied");
+        let anonymous = with_authenticated_group(Arc::new(UserInfo::new(ANONYMOUS, &[])));
+        assert!(anonymous.groups.is_empty());
+        let unauthenticated =
+            with_authenticated_group(Arc::new(UserInfo::new("guest", &[UNAUTHENTICATED])));
+        assert_eq!(unauthenticated.groups, [UNAUTHENTICATED]);
+    }
 }

@@ -3,6 +3,7 @@
 //! no kind has handlers of its own. The parts a kind is made of live in this
 //! module's files and are re-exported here.
 
+mod answer;
 mod column;
 mod errors;
 mod fields;
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use crate::api::schema::Schema;
 
+pub use answer::{Answerer, Question};
 pub use column::{CellFn, Column};
 pub use fields::{FieldValue, field_by_path};
 pub use storage::{Conversion, StorageBinding, default_storage_prefix};
@@ -67,6 +69,9 @@ pub struct KindSpec {
     /// Whether deletes honour foreground/orphan propagation (Kubernetes
     /// declares garbage collection unsupported for Events).
     pub garbage_collected: bool,
+    /// Never stored: a create is answered by this function, and create is
+    /// the kind's only verb (TokenReview, SelfSubjectReview).
+    pub answered_by: Option<Arc<dyn Answerer>>,
 }
 
 impl KindSpec {
@@ -115,6 +120,7 @@ impl KindSpec {
             origin: Origin::BuiltIn,
             accepts_creates: true,
             garbage_collected: true,
+            answered_by: None,
         }
     }
 
@@ -149,6 +155,12 @@ impl KindSpec {
         } else {
             format!("{}.{}", self.resource, self.group)
         }
+    }
+
+    /// The verbs the kind serves, as discovery lists them.
+    #[must_use]
+    pub fn verbs(&self) -> &'static [&'static str] {
+        answer::verbs(self.answered_by.is_some())
     }
 
     /// Whether `field` may appear in a field selector.

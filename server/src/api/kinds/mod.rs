@@ -1,6 +1,7 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod authentication;
 pub mod catalog;
 pub mod checks;
 pub mod config_map;

@@ -278,6 +278,18 @@ fn single(schema: &Schema, field: Field<'_>, path: &str) -> Result<Option<Value>
         (Some(SchemaType::Number), Field::Fixed64(v)) => {
             Number::from_f64(f64::from_bits(v)).map_or(Value::Null, Value::Number)
         }
+        // A list that is itself a value: a message with the items as field 1.
+        (Some(SchemaType::Array), Field::Bytes(b)) => {
+            let items = schema.items.as_deref().ok_or_else(mismatch)?;
+            let mut list = Vec::new();
+            let mut reader = Reader::new(b);
+            while let Some((number, item)) = reader.next_field()? {
+                if number == 1 {
+                    repeated(items, item, path, &mut list)?;
+                }
+            }
+            Value::Array(list)
+        }
         _ => return Err(mismatch()),
     }))
 }

@@ -223,8 +223,19 @@ pub(super) fn single(
             out.extend_from_slice(&f.to_le_bytes());
             Ok(())
         }
-        (Some(SchemaType::Array), Value::Array(_)) => {
-            Err(unencodable(path, "nested lists have no protobuf form"))
+        // A list that is itself a value (a map's, as UserInfo.extra's
+        // ExtraValue) is a message holding the items as field 1.
+        (Some(SchemaType::Array), Value::Array(list)) => {
+            let items = schema
+                .items
+                .as_deref()
+                .ok_or_else(|| unencodable(path, "a list without an item schema"))?;
+            put_nested(out, number, |o| {
+                for item in list {
+                    single(items, 1, item, path, o)?;
+                }
+                Ok(())
+            })
         }
         _ => Err(unencodable(path, "the value does not match its schema")),
     }

@@ -86,7 +86,9 @@ fn contents(
     let mut paths = Map::new();
     for kind in kinds {
         definitions.insert(namer.kind(kind), kind_definition(flavor, namer, kind));
-        definitions.insert(namer.list(kind), list_definition(flavor, namer, kind));
+        if kind.answered_by.is_none() {
+            definitions.insert(namer.list(kind), list_definition(flavor, namer, kind));
+        }
         for (path, item) in operations::paths(flavor, namer, kind) {
             paths.insert(path, item);
         }

@@ -1,7 +1,9 @@
 //! Resource requests: finds the kind, checks path and media, and picks the
 //! verb from method, path and `watch`; one file per verb calls the generic
-//! store and writes the answer. One set of handlers for every kind.
+//! store and writes the answer. One set of handlers for every kind; kinds
+//! that are never stored are answered by their function (answer.rs).
 
+mod answer;
 mod delete;
 mod get;
 mod list;
@@ -112,6 +114,13 @@ async fn dispatch(
         meta_group: format!("meta.{}", state.config.api_domain),
     };
     let kind = &call.kind;
+    if kind.answered_by.is_some() {
+        let target = answer::Target {
+            name,
+            watch_path: info.watch_path,
+        };
+        return answer::answer(&call, req, target).await;
+    }
     match (req.method().clone(), name) {
         (Method::GET, _) if watching => get::watch(&call, name).await,
         (Method::GET, Some(name)) => get::get(&call, name).await,

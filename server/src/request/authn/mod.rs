@@ -3,9 +3,18 @@
 //! proxy headers); the first to recognise the caller wins. A request none
 //! recognises gets the fallback's identity (anonymous, when enabled) unless
 //! a credential was presented and refused: then, as without a fallback, 401.
+//! Users the chain recognises join `system:authenticated`, as Kubernetes'
+//! authenticated-group adder has it; the fallback's users do not.
 
+pub mod anonymous;
+pub mod audiences;
+mod csv;
 pub mod insecure;
+pub mod review;
+pub mod setup;
 pub mod token;
+pub mod token_cache;
+pub mod token_file;
 pub mod x509;
 
 use std::sync::Arc;
@@ -13,7 +22,7 @@ use std::sync::Arc;
 use http::{HeaderMap, Method};
 
 use crate::api::error::ApiError;
-use crate::request::user::UserInfo;
+use crate::request::user::{UserInfo, with_authenticated_group};
 use crate::util::maybe_async::MaybeAsync;
 
 /// What authenticators may look at: the request before its body.
@@ -55,7 +64,7 @@ impl Authenticators {
         let mut refused = false;
         for authenticator in &self.chain {
             match authenticator.authenticate(head).resolve().await {
-                Ok(Some(user)) => return Ok(user),
+                Ok(Some(user)) => return Ok(with_authenticated_group(user)),
                 Ok(None) => {}
                 // The reason is for the log only: a client learns nothing
                 // about which credential failed or why.
@@ -155,6 +164,38 @@ mod tests {
             None,
         );
         assert_eq!(who(&shadowed, Some("a")).await, Ok("alice".into()));
+    }
+
+    #[tokio::test]
+    async fn the_chain_adds_system_authenticated_and_the_fallback_does_not() {
+        let chain = Authenticators::new(
+            vec![Arc::new(Token("a", "alice"))],
+            Some(Arc::new(Anonymous)),
+        );
+        let groups = |token: Option<&'static str>| {
+            let chain = &chain;
+            async move {
+                let mut headers = HeaderMap::new();
+                if let Some(t) = token {
+                    let value = format!("Bearer {t}").parse().expect("header");
+                    headers.insert(http::header::AUTHORIZATION, value);
+                }
+                let head = RequestHead {
+                    method: &Method::GET,
+                    path: "/api",
+                    headers: &headers,
+                    peer: None,
+                };
+                chain
+                    .authenticate(&head)
+                    .await
+                    .expect("a user")
+                    .groups
+                    .clone()
+            }
+        };
+        assert_eq!(groups(Some("a")).await, ["system:authenticated"]);
+        assert_eq!(groups(None).await, ["system:unauthenticated"]);
     }
 
     #[tokio::test]

@@ -76,40 +76,66 @@ impl Tokens {
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` header, as Kubernetes
-/// reads it: the scheme case-insensitively, one space, a non-empty token.
-/// `Ok(None)` without such a header; an error for a bearer header whose
-/// token is empty.
-pub fn bearer_token<'a>(head: &RequestHead<'a>) -> Result<Option<&'a str>, ApiError> {
-    let Some(value) = head
+/// The union is itself a token authenticator, so that one cache
+/// (`token_cache::TokenCache`) can wrap it whole.
+impl TokenAuthenticator for Tokens {
+    fn authenticate_token<'a>(
+        &'a self,
+        token: &'a str,
+        audiences: Audiences<'a>,
+    ) -> MaybeAsync<'a, Result<Option<TokenUser>, ApiError>> {
+        // One authenticator (the common case) answers without boxing.
+        if let [only] = self.chain.as_slice() {
+            return only.authenticate_token(token, audiences);
+        }
+        MaybeAsync::pending(self.authenticate(token, audiences))
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header, as Kubernetes'
+/// bearer-token authenticator reads it: the header trimmed, split at the
+/// first two spaces, the scheme compared case-insensitively, the token the
+/// second part. A header without a token (`Bearer`, or `Bearer  x` with its
+/// extra space) carries no bearer credential at all, as in Kubernetes.
+#[must_use]
+pub fn bearer_token<'a>(head: &RequestHead<'a>) -> Option<&'a str> {
+    let value = head
         .headers
         .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return Ok(None);
-    };
-    let mut parts = value.trim().splitn(3, ' ');
-    let scheme = parts.next().unwrap_or("");
+        .and_then(|v| v.to_str().ok())?
+        .trim();
+    let mut parts = value.splitn(3, ' ');
+    let scheme = parts.next()?;
     if !scheme.eq_ignore_ascii_case("bearer") {
-        return Ok(None);
+        return None;
     }
-    match (parts.next(), parts.next()) {
-        (Some(token), None) if !token.is_empty() => Ok(Some(token)),
-        _ => Err(ApiError::Unauthorized),
-    }
+    parts.next().filter(|token| !token.is_empty())
 }
 
 /// The request authenticator for bearer tokens.
 pub struct Bearer {
-    tokens: Arc<Tokens>,
+    tokens: Arc<dyn TokenAuthenticator>,
     /// The audiences a request's token must be for.
     audiences: Vec<String>,
 }
 
 impl Bearer {
+    /// Asks `tokens` (the union, usually cached) about each request's
+    /// bearer token, for the server's `audiences`.
     #[must_use]
-    pub fn new(tokens: Arc<Tokens>, audiences: Vec<String>) -> Bearer {
+    pub fn new(tokens: Arc<dyn TokenAuthenticator>, audiences: Vec<String>) -> Bearer {
         Bearer { tokens, audiences }
+    }
+}
+
+/// A recognised token's user, or the refusal of a bearer token nobody
+/// recognises (not an absent credential: no anonymous fallback).
+fn bearer_answer(
+    answer: Result<Option<TokenUser>, ApiError>,
+) -> Result<Option<Arc<UserInfo>>, ApiError> {
+    match answer? {
+        Some(found) => Ok(Some(found.user)),
+        None => Err(ApiError::Unauthorized),
     }
 }
 
@@ -118,19 +144,12 @@ impl Authenticator for Bearer {
         &'a self,
         head: &'a RequestHead<'a>,
     ) -> MaybeAsync<'a, Result<Option<Arc<UserInfo>>, ApiError>> {
-        let token = match bearer_token(head) {
-            Ok(Some(token)) => token,
-            Ok(None) => return MaybeAsync::Ready(Ok(None)),
-            Err(e) => return MaybeAsync::Ready(Err(e)),
+        let Some(token) = bearer_token(head) else {
+            return MaybeAsync::Ready(Ok(None));
         };
-        MaybeAsync::pending(async move {
-            match self.tokens.authenticate(token, &self.audiences).await? {
-                Some(found) => Ok(Some(found.user)),
-                // A bearer token nobody recognises is a refused credential,
-                // not an absent one: no anonymous fallback.
-                None => Err(ApiError::Unauthorized),
-            }
-        })
+        self.tokens
+            .authenticate_token(token, &self.audiences)
+            .map(bearer_answer)
     }
 }
 
@@ -172,19 +191,21 @@ mod tests {
 
     #[test]
     fn bearer_tokens_are_read_as_kubernetes_reads_them() {
-        fn token(v: &str) -> Result<Option<String>, u16> {
+        fn token(v: &str) -> Option<String> {
             let headers = header(v);
-            bearer_token(&head_with(&headers))
-                .map(|t| t.map(str::to_string))
-                .map_err(|e| e.code())
+            bearer_token(&head_with(&headers)).map(str::to_string)
         }
-        assert_eq!(token("Bearer abc"), Ok(Some("abc".into())));
-        assert_eq!(token("bearer abc"), Ok(Some("abc".into())));
-        assert_eq!(token("Basic YWxhZGRpbjpvcGVu"), Ok(None));
-        assert_eq!(token("Bearer"), Err(401));
-        assert_eq!(token("Bearer a b"), Err(401));
+        assert_eq!(token("Bearer abc"), Some("abc".into()));
+        assert_eq!(token("bearer abc"), Some("abc".into()));
+        assert_eq!(token("  Bearer abc  "), Some("abc".into()));
+        assert_eq!(token("Basic YWxhZGRpbjpvcGVu"), None);
+        // No token: no bearer credential (Kubernetes then tries the others).
+        assert_eq!(token("Bearer"), None);
+        assert_eq!(token("Bearer  abc"), None);
+        // Kubernetes takes the second part and ignores what follows.
+        assert_eq!(token("Bearer a b"), Some("a".into()));
         let none = HeaderMap::new();
-        assert!(matches!(bearer_token(&head_with(&none)), Ok(None)));
+        assert_eq!(bearer_token(&head_with(&none)), None);
     }
 
     #[tokio::test]
@@ -206,5 +227,8 @@ mod tests {
         assert_eq!(who(&bearer, "Bearer b").await, Ok(Some("bob".into())));
         assert_eq!(who(&bearer, "Bearer c").await, Err(401));
         assert_eq!(who(&bearer, "Basic x").await, Ok(None));
+        let single = Bearer::new(Arc::new(Fixed("a", "alice")), Vec::new());
+        assert_eq!(who(&single, "Bearer a").await, Ok(Some("alice".into())));
+        assert_eq!(who(&single, "Bearer b").await, Err(401));
     }
 }

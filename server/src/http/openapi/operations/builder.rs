@@ -105,6 +105,10 @@ impl Builder<'_> {
             Body::Object,
             &[200, 201, 202],
         );
+        if k.answered_by.is_some() {
+            // Never stored: a create is the only operation.
+            return vec![(collection, scope_params, vec![create])];
+        }
         let mut delete_all = self.op(
             "delete",
             "deletecollection",
