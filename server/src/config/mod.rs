@@ -1,6 +1,7 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
 pub mod feature_gates;
+pub mod service_accounts;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use parking_lot::Mutex;
 
 use crate::util::duration;
 pub use feature_gates::FeatureGates;
+pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
 /// cairn-apiserver: a Kubernetes-compatible API server on cairn's own storage engine.
 #[derive(Parser, Debug)]
@@ -52,6 +54,8 @@ pub struct Flags {
     /// History kept for watches and old reads before compaction (0 disables compaction).
     #[arg(long, default_value = "5m", value_parser = duration::parse)]
     pub compaction_interval: Duration,
+    #[command(flatten)]
+    pub service_accounts: ServiceAccountFlags,
 }
 
 /// The running configuration.
@@ -67,6 +71,7 @@ pub struct Config {
     pub shutdown_delay: Duration,
     pub livez_grace_period: Duration,
     pub compaction_interval: Duration,
+    pub service_accounts: ServiceAccountConfig,
     /// The address actually bound (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
 }
@@ -84,6 +89,7 @@ impl From<Flags> for Config {
             shutdown_delay: f.shutdown_delay_duration,
             livez_grace_period: f.livez_grace_period,
             compaction_interval: f.compaction_interval,
+            service_accounts: f.service_accounts.into(),
             bound: Mutex::new(None),
         }
     }
