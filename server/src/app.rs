@@ -16,6 +16,7 @@ use crate::controllers;
 use crate::http::{self, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
+use crate::request::authn::service_account::TokenIssuer;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -39,6 +40,9 @@ pub struct AppState {
     pub openapi: openapi::Documents,
     /// Authentication and authorization of the listener's requests.
     pub pipeline: Pipeline,
+    /// Signs service-account tokens (TokenRequest) and publishes the
+    /// issuer's discovery documents.
+    pub token_issuer: Arc<TokenIssuer>,
 }
 
 /// The admission plugins every write passes, in order.
@@ -71,6 +75,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     // Identity everywhere until encryption at rest is configured.
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
+    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
     let registry = Arc::new(kinds::builtin(&config));
     let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -82,6 +87,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
         pipeline: Pipeline::insecure_port(),
+        token_issuer,
     });
 
     let listener = if config.insecure_port == 0 {
@@ -106,6 +112,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         .map_err(|e| format!("listing CustomResourceDefinitions failed: {e}"))?;
     let crd_controller = tokio::spawn(crds.run(Arc::clone(&state)));
     health.hook_done("start-apiextensions-controllers");
+    let service_accounts = tokio::spawn(controllers::service_account::run(Arc::clone(&state)));
     let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
     health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
@@ -132,6 +139,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = namespace_controller.await;
     let _ = crd_controller.await;
     let _ = garbage_collector.await;
+    let _ = service_accounts.await;
     let _ = compactor.await;
     storage.close();
     tracing::info!("stopped");

@@ -9,6 +9,7 @@ mod der;
 pub mod discovery;
 pub mod keys;
 mod live;
+pub mod token_request;
 pub mod verify;
 
 use std::path::Path;
@@ -23,13 +24,6 @@ use crate::util::random::uuid_v4;
 use claims::{Claims, KubernetesClaims, subject};
 use keys::Keys;
 pub use verify::ServiceAccountAuthenticator;
-
-/// The shortest token TokenRequest grants (10 minutes).
-pub const MIN_EXPIRATION_SECONDS: i64 = 600;
-/// The longest any token may ask for (2^32 seconds).
-pub const MAX_EXPIRATION_SECONDS: i64 = 1 << 32;
-/// What a TokenRequest gets when it names no lifetime.
-pub const DEFAULT_EXPIRATION_SECONDS: i64 = 3600;
 
 /// The issuer of service-account tokens: its keys and settings.
 pub struct TokenIssuer {
@@ -125,4 +119,8 @@ impl TokenIssuer {
 }
 
 #[cfg(test)]
+pub(crate) mod fixture;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod verify_tests;
