@@ -2,7 +2,7 @@
 //! kubeconfig) and the virtualenv's Python with the `kubernetes` client.
 //! Callers skip, with a message, when one is not installed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::Server;
@@ -21,15 +21,32 @@ pub fn python() -> Option<PathBuf> {
     ok.then_some(candidate)
 }
 
-/// Runs kubectl against `s`; returns success and stdout followed by stderr.
+/// Runs kubectl against `s`'s plain-HTTP port; returns success and stdout
+/// followed by stderr.
 #[must_use]
 pub fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-    use std::io::Write;
     let mut cmd = Command::new("kubectl");
     cmd.arg("--server")
         .arg(s.url())
         .args(args)
         .env("KUBECONFIG", "/dev/null");
+    run_kubectl(cmd, stdin)
+}
+
+/// Runs kubectl with a kubeconfig (e.g. the server's admin.kubeconfig).
+#[must_use]
+pub fn kubectl_with_kubeconfig(
+    kubeconfig: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (bool, String) {
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args);
+    run_kubectl(cmd, stdin)
+}
+
+fn run_kubectl(mut cmd: Command, stdin: Option<&str>) -> (bool, String) {
+    use std::io::Write;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -67,21 +84,34 @@ pub fn kubectl_present() -> bool {
     present
 }
 
-/// Runs one script of `tests/python` against a server started with `args`.
+/// Runs one script of `tests/python` against a server started with `args`
+/// (on the plain-HTTP port; the script gets its URL).
 pub fn run_python_script(script: &str, args: &[&str]) {
+    if python().is_none() {
+        eprintln!(
+            "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
+        );
+        return;
+    }
+    let s = Server::start(args);
+    run_python_against(&s, script, &[&s.url()]);
+}
+
+/// Runs one script of `tests/python` with `script_args` against the running
+/// `s`; skips (with a message) when the client is not installed.
+pub fn run_python_against(s: &Server, script: &str, script_args: &[&str]) {
     let Some(py) = python() else {
         eprintln!(
             "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
         );
         return;
     };
-    let s = Server::start(args);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("python")
         .join(script);
     let out = Command::new(py)
         .arg(script)
-        .arg(s.url())
+        .args(script_args)
         .output()
         .expect("run python");
     let stdout = String::from_utf8_lossy(&out.stdout);

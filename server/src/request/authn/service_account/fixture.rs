@@ -21,7 +21,7 @@ use crate::api::store::{DeleteOptions, Store, WriteOptions};
 use crate::app::AppState;
 use crate::config::{Config, Flags};
 use crate::http::health::Health;
-use crate::http::{openapi, serve};
+use crate::http::{Endpoint, openapi, serve};
 use crate::request::Pipeline;
 use crate::request::admission::Chain;
 use crate::request::authn::Authenticators;
@@ -78,18 +78,23 @@ pub async fn start(flags: &[&str]) -> Fixture {
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
-        pipeline: Pipeline {
-            authenticators: Authenticators::new(
-                vec![Arc::new(bearer)],
-                Some(Arc::new(InsecurePort::new())),
-            ),
-            authorizers: Authorizers::new(vec![Arc::new(Everyone(Arc::clone(&last_user)))]),
-        },
         token_issuer: issuer,
     });
+    let pipeline = Pipeline {
+        authenticators: Authenticators::new(
+            vec![Arc::new(bearer)],
+            Some(Arc::new(InsecurePort::new())),
+        ),
+        authorizers: Authorizers::new(vec![Arc::new(Everyone(Arc::clone(&last_user)))]),
+    };
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");
-    tokio::spawn(serve(Arc::clone(&state), listener, shutdown));
+    let endpoint = Endpoint {
+        listener,
+        tls: None,
+        pipeline: Arc::new(pipeline),
+    };
+    tokio::spawn(serve(Arc::clone(&state), endpoint, shutdown));
     Fixture {
         state,
         authenticator,
