@@ -36,6 +36,7 @@ pub fn schema() -> Schema {
         ("name", Schema::string().describe("Name of the referent.")),
         ("uid", Schema::string().describe("UID of the referent.")),
     ])
+    .proto_fields([("kind", 1), ("apiVersion", 2), ("name", 3), ("uid", 4)])
     .describe("BoundObjectReference is a reference to an object that a token is bound to.");
     let spec = Schema::object([
         (
@@ -52,6 +53,11 @@ pub fn schema() -> Schema {
         ),
         ("boundObjectRef", bound),
     ])
+    .proto_fields([
+        ("audiences", 1),
+        ("boundObjectRef", 3),
+        ("expirationSeconds", 4),
+    ])
     .describe("TokenRequestSpec contains client provided parameters of a token request.");
     let status = Schema::object([
         (
@@ -64,8 +70,10 @@ pub fn schema() -> Schema {
                 .describe("ExpirationTimestamp is the time of expiration of the returned token."),
         ),
     ])
+    .proto_fields([("token", 1), ("expirationTimestamp", 2)])
     .describe("TokenRequestStatus is the result of a token request.");
     let mut schema = Schema::resource([("spec", spec), ("status", status)])
+        .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
         .describe("TokenRequest requests a token for a given service account.");
     // Kubernetes decodes a TokenRequest without metadata as well.
     schema.required.clear();
@@ -73,6 +81,12 @@ pub fn schema() -> Schema {
 }
 
 static SCHEMA: LazyLock<Schema> = LazyLock::new(schema);
+
+/// The TokenRequest schema, built once (protobuf bodies are read by it).
+#[must_use]
+pub fn shared_schema() -> &'static Schema {
+    &SCHEMA
+}
 
 /// The object a token is to be bound to.
 #[derive(Clone, Debug, PartialEq, Eq)]

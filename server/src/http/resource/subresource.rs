@@ -13,6 +13,7 @@ use serde_json::json;
 use super::header_str;
 use crate::api::bodies::eviction;
 use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
+use crate::api::bodies::token_request as token_request_body;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
@@ -21,6 +22,7 @@ use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
+use crate::http::protobuf::decode_typed_body;
 use crate::http::respond::Writer;
 use crate::request::authn::service_account::token_request;
 use crate::request::info::ResourceInfo;
@@ -136,7 +138,12 @@ pub async fn serve(
                 return Err(not_allowed(req.method()));
             }
             let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
-            let body = decode_body(content_type.as_deref(), &body)?.value;
+            // kubectl's typed client sends TokenRequests as protobuf.
+            let body = decode_typed_body(
+                token_request_body::shared_schema(),
+                content_type.as_deref(),
+                &body,
+            )?;
             let answer = token_request::create(
                 &state.store,
                 &state.token_issuer,
