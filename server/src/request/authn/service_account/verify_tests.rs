@@ -6,6 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use clap::Parser;
+
 use super::claims::{KubernetesClaims, ObjectRef};
 use super::fixture::{Fixture, eventually, start};
 use super::{ServiceAccountAuthenticator, TokenIssuer};
@@ -59,8 +61,6 @@ fn issuer_with(dir: &std::path::Path, flags: &[&str]) -> Arc<TokenIssuer> {
     let config = Config::from(Flags::parse_from(args));
     TokenIssuer::load(&config.service_accounts, dir).expect("keys")
 }
-
-use clap::Parser;
 
 #[tokio::test]
 async fn expired_early_foreign_and_misaddressed_tokens() {
