@@ -18,6 +18,7 @@ use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::authn::Authenticators;
+use crate::request::authn::service_account::{ServiceAccountAuthenticator, TokenIssuer};
 use crate::request::authn::setup;
 use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
@@ -43,6 +44,9 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
     pub openapi: openapi::Documents,
+    /// Signs service-account tokens (TokenRequest) and publishes the
+    /// issuer's discovery documents.
+    pub token_issuer: Arc<TokenIssuer>,
 }
 
 /// The admission plugins every write passes, in order.
@@ -79,9 +83,35 @@ struct BearerTokens {
     api_audiences: Vec<String>,
 }
 
+/// The bearer-token authenticators in kube-apiserver's order (static token
+/// file, service accounts), as one cached union; TokenReview and
+/// SelfSubjectReview are served with it.
+fn bearer_tokens(config: &Config, state: &AppState) -> Result<BearerTokens, String> {
+    let issuer = &state.token_issuer;
+    let api_audiences = issuer.api_audiences().to_vec();
+    let mut chain: Vec<Arc<dyn TokenAuthenticator>> = Vec::new();
+    chain.extend(setup::token_file(config, &api_audiences)?);
+    chain.push(ServiceAccountAuthenticator::start(
+        Arc::clone(issuer),
+        &state.store,
+        &state.shutdown,
+    ));
+    let bearer = BearerTokens {
+        tokens: setup::cached_tokens(chain),
+        api_audiences,
+    };
+    setup::register_reviews(
+        &state.store.registry,
+        &config.api_domain,
+        Arc::clone(&bearer.tokens),
+        bearer.api_audiences.clone(),
+    );
+    Ok(bearer)
+}
+
 /// The secure port's authenticators, in kube-apiserver's order: client
-/// certificates, bearer tokens (static file, service accounts, JWT
-/// issuers, one cached union), then anonymous as the fallback.
+/// certificates, bearer tokens (one cached union), then anonymous as the
+/// fallback.
 fn secure_authenticators(
     config: &Config,
     serving: &tls::Serving,
@@ -156,23 +186,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     // Identity everywhere until encryption at rest is configured.
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
+    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
     let registry = Arc::new(kinds::builtin(&config));
-    // The API audiences are the service-account issuer's once it exists;
-    // until then tokens are checked without audiences.
-    let api_audiences: Vec<String> = Vec::new();
-    let token_authenticators: Vec<_> = setup::token_file(&config, &api_audiences)?
-        .into_iter()
-        .collect();
-    let bearer = BearerTokens {
-        tokens: setup::cached_tokens(token_authenticators),
-        api_audiences,
-    };
-    setup::register_reviews(
-        &registry,
-        &config.api_domain,
-        Arc::clone(&bearer.tokens),
-        bearer.api_audiences.clone(),
-    );
     let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
@@ -182,7 +197,9 @@ pub async fn run(config: Config) -> Result<(), String> {
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
+        token_issuer,
     });
+    let bearer = bearer_tokens(&config, &state)?;
     let endpoints = endpoints(&config, &bearer).await?;
 
     controllers::namespace::bootstrap(&state.store)
@@ -196,6 +213,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         .map_err(|e| format!("listing CustomResourceDefinitions failed: {e}"))?;
     let crd_controller = tokio::spawn(crds.run(Arc::clone(&state)));
     health.hook_done("start-apiextensions-controllers");
+    let service_accounts = tokio::spawn(controllers::service_account::run(Arc::clone(&state)));
     let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
     health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
@@ -218,6 +236,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = namespace_controller.await;
     let _ = crd_controller.await;
     let _ = garbage_collector.await;
+    let _ = service_accounts.await;
     let _ = compactor.await;
     storage.close();
     tracing::info!("stopped");

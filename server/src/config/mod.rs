@@ -1,6 +1,7 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
 pub mod feature_gates;
+pub mod service_accounts;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -11,6 +12,7 @@ use parking_lot::Mutex;
 
 use crate::util::duration;
 pub use feature_gates::FeatureGates;
+pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
 /// cairn-apiserver: a Kubernetes-compatible API server on cairn's own storage engine.
 #[derive(Parser, Debug)]
@@ -84,6 +86,8 @@ pub struct Flags {
     /// system:anonymous in system:unauthenticated (default true).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = false)]
     pub anonymous_auth: Option<bool>,
+    #[command(flatten)]
+    pub service_accounts: ServiceAccountFlags,
 }
 
 /// The running configuration.
@@ -111,6 +115,7 @@ pub struct Config {
     /// are then allowed unless an AuthenticationConfiguration says
     /// otherwise; giving both is an error).
     pub anonymous_auth: Option<bool>,
+    pub service_accounts: ServiceAccountConfig,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -138,6 +143,7 @@ impl From<Flags> for Config {
             compaction_interval: f.compaction_interval,
             token_auth_file: f.token_auth_file,
             anonymous_auth: f.anonymous_auth,
+            service_accounts: f.service_accounts.into(),
             bound: Mutex::new(None),
         }
     }

@@ -1,8 +1,10 @@
 //! In-process control loops: namespace bootstrap and finalization, garbage
 //! collection (owner references, graceful deletion), and periodic
-//! compaction of the store's history.
+//! compaction of the store's history, and the `default` service account
+//! of every namespace.
 
 pub mod compaction;
 pub mod crd;
 pub mod gc;
 pub mod namespace;
+pub mod service_account;

@@ -64,6 +64,14 @@ pub fn subresources(kind: &KindSpec) -> Vec<Subresource> {
             verbs: &["create"],
         });
     }
+    if kind.subresources.token_request {
+        out.push(Subresource {
+            name: "token",
+            kind: "TokenRequest".into(),
+            group_version: Some(("authentication.k8s.io", "v1")),
+            verbs: &["create"],
+        });
+    }
     if kind.group.is_empty() && kind.resource == "namespaces" {
         out.push(Subresource {
             name: "finalize",

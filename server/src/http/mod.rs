@@ -10,6 +10,7 @@ pub mod discovery;
 pub mod encode;
 pub mod etag;
 pub mod health;
+pub mod issuer_discovery;
 pub mod negotiate;
 pub mod openapi;
 pub mod params;
@@ -123,6 +124,11 @@ pub async fn handle(
             .error(&e);
         }
     };
+    if req.method() == Method::GET
+        && let Some(answer) = issuer_discovery::serve(&state, &route)
+    {
+        return answer.unwrap_or_else(|e| writer.error(&e));
+    }
     let registry = &state.store.registry;
     let doc = match route {
         Route::Resource(target) => {
@@ -140,7 +146,9 @@ pub async fn handle(
         Route::GroupResources { group, version } => {
             discovery::resources(registry, &group, &version)
         }
-        Route::Health { .. } | Route::NotFound => Err(ApiError::PathNotFound),
+        Route::Health { .. } | Route::OpenIdConfiguration | Route::Jwks | Route::NotFound => {
+            Err(ApiError::PathNotFound)
+        }
     };
     match doc {
         Ok(v) => writer.object(200, &v, &[]),

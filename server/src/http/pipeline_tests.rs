@@ -18,6 +18,7 @@ use crate::config::{Config, Flags};
 use crate::http::health::Health;
 use crate::request::Pipeline;
 use crate::request::admission::Chain;
+use crate::request::authn::service_account::TokenIssuer;
 use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::{self, Authorizer, Authorizers, Decision};
 use crate::request::user::UserInfo;
@@ -79,6 +80,7 @@ async fn start(pipeline: Pipeline) -> Server {
     let storage: Arc<dyn Storage> = Arc::new(Embedded::open(dir.path()).expect("store"));
     let config = Arc::new(Config::from(Flags::parse_from(["cairn-apiserver"])));
     let registry = Arc::new(kinds::builtin(&config));
+    let token_issuer = TokenIssuer::load(&config.service_accounts, dir.path()).expect("keys");
     let (stop, shutdown) = signal::channel(false);
     let state = Arc::new(AppState {
         store: Store::new(storage, registry, Arc::new(Chain::default())),
@@ -86,6 +88,7 @@ async fn start(pipeline: Pipeline) -> Server {
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
+        token_issuer,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

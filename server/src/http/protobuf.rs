@@ -39,6 +39,20 @@ pub fn decode_body(
     })
 }
 
+/// A body of a type that is not a kind (a TokenRequest): protobuf read by
+/// `schema`, anything else as `negotiate::decode_body` reads it.
+pub fn decode_typed_body(
+    schema: &crate::api::schema::Schema,
+    content_type: Option<&str>,
+    body: &Bytes,
+) -> Result<Value, ApiError> {
+    if is_protobuf(content_type) {
+        protobuf::decode_object(schema, body)
+    } else {
+        negotiate::decode_body(content_type, body).map(|d| d.value)
+    }
+}
+
 /// A protobuf `DeleteOptions` body as JSON; `None` for other content types.
 pub fn delete_options_body(
     content_type: Option<&str>,

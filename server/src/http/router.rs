@@ -31,6 +31,11 @@ pub enum Route<'a> {
         version: String,
     },
     Resource(&'a ResourceInfo),
+    /// `/.well-known/openid-configuration`: the service-account issuer's
+    /// discovery document.
+    OpenIdConfiguration,
+    /// `/openid/v1/jwks`: the service-account verification keys.
+    Jwks,
     NotFound,
 }
 
@@ -54,6 +59,8 @@ pub fn route(info: &RequestInfo) -> Route<'_> {
             }
         }
         ["version"] => Route::Version,
+        [".well-known", "openid-configuration"] => Route::OpenIdConfiguration,
+        ["openid", "v1", "jwks"] => Route::Jwks,
         ["api"] => Route::CoreVersions,
         ["api", version] => Route::CoreResources {
             version: (*version).into(),
@@ -107,6 +114,12 @@ mod tests {
         assert!(routes("/api", &Route::CoreVersions));
         assert!(routes("/apis", &Route::Groups));
         assert!(routes("/version", &Route::Version));
+        assert!(routes(
+            "/.well-known/openid-configuration",
+            &Route::OpenIdConfiguration
+        ));
+        assert!(routes("/openid/v1/jwks", &Route::Jwks));
+        assert!(routes("/openid/v1/jwks/", &Route::Jwks));
         let ping = Route::Health {
             endpoint: "livez".into(),
             check: Some("ping".into()),

@@ -6,6 +6,7 @@
 pub mod delete_options;
 pub mod eviction;
 pub mod scale;
+pub mod token_request;
 
 use serde_json::Value;
 

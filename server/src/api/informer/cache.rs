@@ -73,6 +73,12 @@ impl<T> Cache<T> {
         self.synced.is_some()
     }
 
+    /// The object stored at `key`, if cached.
+    #[must_use]
+    pub fn get(&self, key: &[u8]) -> Option<&T> {
+        self.items.get(key)
+    }
+
     /// The cached objects, in key order.
     pub fn values(&self) -> impl Iterator<Item = &T> {
         self.items.values()

@@ -1,4 +1,5 @@
-//! The subresources a kind serves beside its objects: status, scale, eviction.
+//! The subresources a kind serves beside its objects: status, scale,
+//! eviction, token.
 
 /// Subresources a kind serves under `{name}/{subresource}`.
 #[derive(Clone, Debug, Default)]
@@ -10,6 +11,8 @@ pub struct Subresources {
     pub scale: Option<ScalePaths>,
     /// `/eviction` (pods): POST an Eviction to delete the object gracefully.
     pub eviction: bool,
+    /// `/token` (service accounts): POST a TokenRequest to get a token.
+    pub token_request: bool,
 }
 
 /// Where a kind keeps the fields its Scale subresource shows, as simple

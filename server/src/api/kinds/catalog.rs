@@ -99,6 +99,10 @@ pub fn add_catalog(r: &Registry, config: &Config) {
     r.add(KindSpec {
         short_names: names(&["sa"]),
         columns: config_table::service_account_columns(),
+        subresources: Subresources {
+            token_request: true,
+            ..Subresources::default()
+        },
         ..KindSpec::new(
             "",
             "v1",

@@ -224,7 +224,7 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
         spec.subresources = Subresources {
             status: status_subresource,
             scale,
-            eviction: false,
+            ..Subresources::default()
         };
         spec.storage.api_version = format!("{group}/{storage_version}");
         if strings_at(crd, "/status/storedVersions")

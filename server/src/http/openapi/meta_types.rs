@@ -1,12 +1,12 @@
 //! The shared definitions every document references: `ObjectMeta`,
 //! `ListMeta`, `Status`, `DeleteOptions`, `WatchEvent`, `Patch`, and the
-//! subresource kinds `Scale` and `Eviction`.
+//! subresource kinds `Scale`, `Eviction` and `TokenRequest`.
 
 use serde_json::{Value, json};
 
 use super::names::Namer;
 use super::schema_json::Flavor;
-use crate::api::bodies::{delete_options, eviction, scale};
+use crate::api::bodies::{delete_options, eviction, scale, token_request};
 use crate::api::schema::Schema;
 
 /// Which shared definitions a document needs.
@@ -14,6 +14,7 @@ use crate::api::schema::Schema;
 pub struct Needs {
     pub scale: bool,
     pub eviction: bool,
+    pub token_request: bool,
 }
 
 fn list_meta() -> Schema {
@@ -117,6 +118,12 @@ pub fn definitions(namer: &Namer, flavor: Flavor, needs: Needs) -> Vec<(String, 
         def["x-kubernetes-group-version-kind"] =
             json!([{"group": "policy", "kind": "Eviction", "version": "v1"}]);
         defs.push((namer.api_type("policy", "v1", "Eviction"), def));
+    }
+    if needs.token_request {
+        let mut def = with_ref(flavor, &token_request::schema(), "metadata", &object_meta);
+        def["x-kubernetes-group-version-kind"] =
+            json!([{"group": "authentication.k8s.io", "kind": "TokenRequest", "version": "v1"}]);
+        defs.push((namer.api_type("authentication", "v1", "TokenRequest"), def));
     }
     defs
 }

@@ -1,6 +1,7 @@
 //! The subresources that are not the object itself: `/scale` (an
 //! `autoscaling/v1` Scale over the paths a kind names) and `/eviction` (POST
-//! an Eviction to delete a pod gracefully). `/status` and a namespace's
+//! an Eviction to delete a pod gracefully) and `/token` (POST a
+//! TokenRequest for a service account's token). `/status` and a namespace's
 //! `/finalize` are ordinary writes with a narrower scope (resource/write.rs).
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use serde_json::json;
 use super::header_str;
 use crate::api::bodies::eviction;
 use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
+use crate::api::bodies::token_request as token_request_body;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::patch::PatchType;
@@ -20,11 +22,13 @@ use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
+use crate::http::protobuf::decode_typed_body;
 use crate::http::respond::Writer;
+use crate::request::authn::service_account::token_request;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
 
-/// Serves `/scale` and `/eviction` for an authorized `user`; anything else
+/// Serves `/scale`, `/eviction` and `/token` for an authorized `user`; anything else
 /// is not found.
 pub async fn serve(
     state: &Arc<AppState>,
@@ -128,6 +132,28 @@ pub async fn serve(
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
                 &[],
             ))
+        }
+        Some("token") if kind.subresources.token_request => {
+            if req.method() != Method::POST {
+                return Err(not_allowed(req.method()));
+            }
+            let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
+            // kubectl's typed client sends TokenRequests as protobuf.
+            let body = decode_typed_body(
+                token_request_body::shared_schema(),
+                content_type.as_deref(),
+                &body,
+            )?;
+            let answer = token_request::create(
+                &state.store,
+                &state.token_issuer,
+                ns.unwrap_or_default(),
+                name,
+                &body,
+                &state.config.api_domain,
+            )
+            .await?;
+            Ok(writer.object(201, &answer, &[]))
         }
         _ => Err(ApiError::PathNotFound),
     }

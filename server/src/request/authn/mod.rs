@@ -12,6 +12,7 @@ mod csv;
 pub mod insecure;
 pub mod review;
 pub mod setup;
+pub mod service_account;
 pub mod token;
 pub mod token_cache;
 pub mod token_file;

@@ -222,8 +222,10 @@ impl Builder<'_> {
             let (returns, gvk) = match sub.group_version {
                 // Scale and Eviction live in Kubernetes' own packages,
                 // named after their group.
+                // (its first word: `authentication` for authentication.k8s.io).
                 Some((g, v)) => (
-                    self.namer.api_type(g, v, &sub.kind),
+                    self.namer
+                        .api_type(g.split('.').next().unwrap_or(g), v, &sub.kind),
                     json!({"group": g, "kind": sub.kind, "version": v}),
                 ),
                 None => (self.namer.kind(k), self.gvk.clone()),

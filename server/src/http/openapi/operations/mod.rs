@@ -48,13 +48,14 @@ struct Operation {
 /// A path, its path parameters (name, description) and its operations.
 type PathOperations = (String, Vec<(&'static str, &'static str)>, Vec<Operation>);
 
-/// Whether any of these kinds serves `/scale` and `/eviction` (their
+/// Whether any of these kinds serves `/scale`, `/eviction` and `/token` (their
 /// definitions are then needed).
 #[must_use]
 pub fn needs(kinds: &[&KindSpec]) -> super::meta_types::Needs {
     super::meta_types::Needs {
         scale: kinds.iter().any(|k| k.subresources.scale.is_some()),
         eviction: kinds.iter().any(|k| k.subresources.eviction),
+        token_request: kinds.iter().any(|k| k.subresources.token_request),
     }
 }
 
