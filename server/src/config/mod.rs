@@ -1,5 +1,6 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
+pub mod authn;
 pub mod feature_gates;
 
 use std::net::{IpAddr, SocketAddr};
@@ -52,6 +53,10 @@ pub struct Flags {
     /// History kept for watches and old reads before compaction (0 disables compaction).
     #[arg(long, default_value = "5m", value_parser = duration::parse)]
     pub compaction_interval: Duration,
+    /// AuthenticationConfiguration file (YAML or JSON): JWT issuers and the
+    /// anonymous section; re-read when it changes.
+    #[arg(long)]
+    pub authentication_config: Option<PathBuf>,
 }
 
 /// The running configuration.
@@ -67,6 +72,7 @@ pub struct Config {
     pub shutdown_delay: Duration,
     pub livez_grace_period: Duration,
     pub compaction_interval: Duration,
+    pub authentication_config: Option<PathBuf>,
     /// The address actually bound (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
 }
@@ -84,6 +90,7 @@ impl From<Flags> for Config {
             shutdown_delay: f.shutdown_delay_duration,
             livez_grace_period: f.livez_grace_period,
             compaction_interval: f.compaction_interval,
+            authentication_config: f.authentication_config,
             bound: Mutex::new(None),
         }
     }
