@@ -5,6 +5,7 @@
 //! a credential was presented and refused: then, as without a fallback, 401.
 
 pub mod insecure;
+pub mod jwt;
 pub mod token;
 
 use std::sync::Arc;
