@@ -35,7 +35,8 @@ impl Fetcher {
             Some(pem) => pem.as_bytes().to_vec(),
             None => {
                 let path = std::env::var("SSL_CERT_FILE").unwrap_or_else(|_| SYSTEM_BUNDLE.into());
-                std::fs::read(&path).map_err(|e| format!("cannot read the system roots {path}: {e}"))?
+                std::fs::read(&path)
+                    .map_err(|e| format!("cannot read the system roots {path}: {e}"))?
             }
         };
         let mut roots = RootCertStore::empty();

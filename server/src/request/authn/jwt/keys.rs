@@ -111,7 +111,9 @@ impl KeySet {
         }
         match self.fetch().await {
             Ok(fresh) => *self.keys.write() = Arc::new(fresh),
-            Err(e) => tracing::info!(issuer = %self.issuer, error = %e, "refetching JWT issuer keys failed"),
+            Err(e) => {
+                tracing::info!(issuer = %self.issuer, error = %e, "refetching JWT issuer keys failed")
+            }
         }
         *last = Some(Instant::now());
         self.current()
@@ -130,7 +132,10 @@ impl KeySet {
     /// Discovery, then the JWKS.
     async fn fetch(&self) -> Result<Vec<Key>, String> {
         let discovery = self.fetcher.get_json(&self.discovery_url).await?;
-        let issuer = discovery.get("issuer").and_then(Value::as_str).unwrap_or("");
+        let issuer = discovery
+            .get("issuer")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         if issuer != self.issuer {
             return Err(format!(
                 "oidc: issuer did not match the issuer returned by provider, expected {:?} got {issuer:?}",
@@ -164,7 +169,11 @@ fn has_kid(keys: &[Key], kid: Option<&str>) -> bool {
 /// A JWK usable for signatures; others (encryption keys, unknown types,
 /// symmetric keys) are skipped.
 fn key(raw: &Value) -> Option<Key> {
-    if raw.get("use").and_then(Value::as_str).is_some_and(|u| u != "sig") {
+    if raw
+        .get("use")
+        .and_then(Value::as_str)
+        .is_some_and(|u| u != "sig")
+    {
         return None;
     }
     if raw.get("kty").and_then(Value::as_str) == Some("oct") {

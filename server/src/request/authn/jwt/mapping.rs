@@ -48,7 +48,9 @@ pub fn user_from_claims(config: &JwtIssuerConfig, claims: &Value) -> Result<User
                     );
                 }
                 Err(e) => {
-                    return Err(format!("oidc: error evaluating claim validation expression: {e}"));
+                    return Err(format!(
+                        "oidc: error evaluating claim validation expression: {e}"
+                    ));
                 }
             },
         }
@@ -128,12 +130,18 @@ fn username(config: &JwtIssuerConfig, claims: &Value, budget: &mut u64) -> Resul
             }
             Ok(Cel::String(s)) => Ok(s.to_string()),
             Ok(_) => Err("oidc: error evaluating username claim expression: not a string".into()),
-            Err(e) => Err(format!("oidc: error evaluating username claim expression: {e}")),
+            Err(e) => Err(format!(
+                "oidc: error evaluating username claim expression: {e}"
+            )),
         },
     }
 }
 
-fn groups(config: &JwtIssuerConfig, claims: &Value, budget: &mut u64) -> Result<Vec<String>, String> {
+fn groups(
+    config: &JwtIssuerConfig,
+    claims: &Value,
+    budget: &mut u64,
+) -> Result<Vec<String>, String> {
     match &config.groups {
         None => Ok(Vec::new()),
         Some(PrefixedMapping::Claim { claim, prefix }) => {
@@ -144,7 +152,9 @@ fn groups(config: &JwtIssuerConfig, claims: &Value, budget: &mut u64) -> Result<
                     .iter()
                     .map(|i| i.as_str().map(str::to_owned))
                     .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| format!("oidc: parse groups claim {claim:?}: not a list of strings"))?,
+                    .ok_or_else(|| {
+                        format!("oidc: parse groups claim {claim:?}: not a list of strings")
+                    })?,
                 Some(_) => {
                     return Err(format!(
                         "oidc: parse groups claim {claim:?}: not a string or a list of strings"
@@ -201,7 +211,11 @@ fn user_rules(config: &JwtIssuerConfig, user: &UserInfo, budget: &mut u64) -> Re
                 ));
             }
             Ok(_) => return Err("oidc: user validation rule did not return a bool".into()),
-            Err(e) => return Err(format!("oidc: error evaluating user info validation rule: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "oidc: error evaluating user info validation rule: {e}"
+                ));
+            }
         }
     }
     Ok(())

@@ -10,6 +10,10 @@ pub mod reload;
 mod verify;
 
 #[cfg(test)]
+mod mapping_tests;
+#[cfg(test)]
+pub mod test_issuer;
+#[cfg(test)]
 mod tests;
 
 use std::sync::Arc;
@@ -61,10 +65,17 @@ impl JwtAuthenticators {
     /// The issuer URLs served now.
     #[must_use]
     pub fn issuers(&self) -> Vec<String> {
-        self.issuers.read().iter().map(|i| i.config.url.clone()).collect()
+        self.issuers
+            .read()
+            .iter()
+            .map(|i| i.config.url.clone())
+            .collect()
     }
 
-    async fn verify(issuer: &Issuer, token: &str) -> Result<crate::request::user::UserInfo, String> {
+    async fn verify(
+        issuer: &Issuer,
+        token: &str,
+    ) -> Result<crate::request::user::UserInfo, String> {
         let (alg, kid) = verify::header(token)?;
         let keys = issuer.keys.for_kid(kid.as_deref()).await;
         if keys.is_empty() {
@@ -85,7 +96,10 @@ fn start(configs: &[Arc<JwtIssuerConfig>]) -> Result<Vec<Issuer>, String> {
 
 /// Issuers for `configs`; an issuer reached the same way as one of
 /// `current` keeps its keys (no refetch, no gap).
-fn start_reusing(configs: &[Arc<JwtIssuerConfig>], current: &[Issuer]) -> Result<Vec<Issuer>, String> {
+fn start_reusing(
+    configs: &[Arc<JwtIssuerConfig>],
+    current: &[Issuer],
+) -> Result<Vec<Issuer>, String> {
     let mut issuers = Vec::with_capacity(configs.len());
     for config in configs {
         let same_source = current.iter().find(|old| {

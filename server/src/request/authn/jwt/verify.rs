@@ -43,7 +43,8 @@ pub fn unverified_issuer(token: &str) -> Option<String> {
 
 /// The token's header algorithm and key id.
 pub fn header(token: &str) -> Result<(Algorithm, Option<String>), String> {
-    let header = jsonwebtoken::decode_header(token).map_err(|e| format!("oidc: malformed jwt: {e}"))?;
+    let header =
+        jsonwebtoken::decode_header(token).map_err(|e| format!("oidc: malformed jwt: {e}"))?;
     if !ALLOWED.contains(&header.alg) {
         return Err(format!(
             "oidc: id token signed with unsupported algorithm, expected {ALLOWED:?} got {:?}",
@@ -82,7 +83,9 @@ pub fn signed_claims(
 pub fn registered_claims(claims: &Value, issuer: &str, audiences: &[String]) -> Result<(), String> {
     let iss = claims.get("iss").and_then(Value::as_str).unwrap_or("");
     if iss != issuer {
-        return Err(format!("oidc: id token issued by a different provider, expected {issuer:?} got {iss:?}"));
+        return Err(format!(
+            "oidc: id token issued by a different provider, expected {issuer:?} got {iss:?}"
+        ));
     }
     let aud: Vec<&str> = match claims.get("aud") {
         Some(Value::String(s)) => vec![s.as_str()],
@@ -90,7 +93,9 @@ pub fn registered_claims(claims: &Value, issuer: &str, audiences: &[String]) -> 
         _ => Vec::new(),
     };
     if !aud.iter().any(|a| audiences.iter().any(|want| want == a)) {
-        return Err(format!("oidc: expected audience in {audiences:?} got {aud:?}"));
+        return Err(format!(
+            "oidc: expected audience in {audiences:?} got {aud:?}"
+        ));
     }
     let now = now();
     let exp = claims
@@ -103,13 +108,17 @@ pub fn registered_claims(claims: &Value, issuer: &str, audiences: &[String]) -> 
     if let Some(nbf) = claims.get("nbf") {
         let nbf = nbf.as_f64().ok_or("oidc: malformed nbf claim")?;
         if now + SKEW_SECONDS < nbf {
-            return Err(format!("oidc: current time {now} before the nbf (not before) time: {nbf}"));
+            return Err(format!(
+                "oidc: current time {now} before the nbf (not before) time: {nbf}"
+            ));
         }
     }
     if let Some(iat) = claims.get("iat") {
         let iat = iat.as_f64().ok_or("oidc: malformed iat claim")?;
         if now + SKEW_SECONDS < iat {
-            return Err(format!("oidc: token issued in the future (iat {iat}, now {now})"));
+            return Err(format!(
+                "oidc: token issued in the future (iat {iat}, now {now})"
+            ));
         }
     }
     Ok(())
