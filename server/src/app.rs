@@ -64,6 +64,9 @@ async fn stop_signal() {
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
+    // Read first: an invalid --authentication-config stops the start.
+    let _authentication =
+        crate::request::authn::jwt::startup::from_config(&config, Vec::new(), Vec::new())?;
     let backend: Arc<dyn Storage> = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,

@@ -7,6 +7,7 @@ mod fetch;
 mod keys;
 mod mapping;
 pub mod reload;
+pub mod startup;
 mod verify;
 
 #[cfg(test)]
