@@ -1,24 +1,28 @@
 //! Start-up and shutdown: open storage, build the registry, run the
 //! post-start hooks and controllers, serve until SIGTERM/SIGINT, then drain.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use cairn_transform::Transformers;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
 
 use crate::api::kinds;
 use crate::api::registry::Registry;
 use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
-use crate::http::{self, health::Health, openapi};
+use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
+use crate::request::authn::Authenticators;
+use crate::request::authn::x509::ClientCertificates;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
+use crate::tls::{self, kubeconfig};
 
 const HOOKS: [&str; 5] = [
     "bootstrap-namespaces",
@@ -37,8 +41,6 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
     pub openapi: openapi::Documents,
-    /// Authentication and authorization of the listener's requests.
-    pub pipeline: Pipeline,
 }
 
 /// The admission plugins every write passes, in order.
@@ -59,6 +61,69 @@ async fn stop_signal() {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
+}
+
+async fn listen(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
+    let addr = SocketAddr::new(ip, port);
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))
+}
+
+/// The secure port's authenticators, in kube-apiserver's order.
+fn secure_authenticators(serving: &tls::Serving) -> Result<Authenticators, String> {
+    let x509 = ClientCertificates::new(&serving.client_cas)
+        .map_err(|e| format!("--client-ca-file: {e}"))?;
+    Ok(Authenticators::new(vec![Arc::new(x509)], None))
+}
+
+/// The HTTPS port (TLS material made or loaded, the admin kubeconfig
+/// written) and the plain-HTTP port, as configured.
+async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
+    let mut endpoints = Vec::new();
+    if config.secure_port != 0 {
+        let serving = tls::serving(config).map_err(|e| e.to_string())?;
+        let listener = listen(config.bind_address, config.secure_port).await?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        *config.bound.lock() = Some(bound);
+        if config.client_ca_file.is_none() {
+            let url = format!("https://127.0.0.1:{}", bound.port());
+            kubeconfig::ensure(
+                &config.data_dir,
+                &serving.cluster_ca,
+                &url,
+                serving.generated_serving,
+            )
+            .map_err(|e| format!("admin kubeconfig: {e}"))?;
+        }
+        let pipeline = Arc::new(Pipeline::secure_port(secure_authenticators(&serving)?));
+        tracing::info!(address = %bound, "serving HTTPS");
+        endpoints.push(Endpoint {
+            listener,
+            tls: Some(TlsAcceptor::from(Arc::clone(&serving.config))),
+            pipeline,
+        });
+    }
+    if config.insecure_port != 0 {
+        let listener = listen(config.insecure_bind_address, config.insecure_port).await?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        if config.secure_port == 0 {
+            *config.bound.lock() = Some(bound);
+        }
+        tracing::warn!(
+            address = %bound,
+            "serving plain HTTP on http://{bound}: every request on this port acts as user system:admin in group system:masters (local use only)"
+        );
+        endpoints.push(Endpoint {
+            listener,
+            tls: None,
+            pipeline: Arc::new(Pipeline::insecure_port()),
+        });
+    }
+    if endpoints.is_empty() {
+        return Err("--secure-port and --insecure-port are both 0: nothing to serve".into());
+    }
+    Ok(endpoints)
 }
 
 /// Runs the server until a stop signal; returns an error line on failure.
@@ -84,19 +149,8 @@ pub async fn run(config: Config) -> Result<(), String> {
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
-        pipeline: Pipeline::insecure_port(),
     });
-
-    let listener = if config.insecure_port == 0 {
-        None
-    } else {
-        let addr = SocketAddr::new(config.insecure_bind_address, config.insecure_port);
-        let l = TcpListener::bind(addr)
-            .await
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        *config.bound.lock() = l.local_addr().ok();
-        Some(l)
-    };
+    let endpoints = endpoints(&config).await?;
 
     controllers::namespace::bootstrap(&state.store)
         .await
@@ -114,14 +168,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
 
-    let server = listener.map(|l| {
-        tracing::warn!(
-            address = %config.advertise_address(),
-            "serving plain HTTP on http://{}: every request on this port acts as user system:admin in group system:masters (local use only)",
-            config.advertise_address()
-        );
-        tokio::spawn(http::serve(Arc::clone(&state), l, stop_rx.clone()))
-    });
+    let servers: Vec<_> = endpoints
+        .into_iter()
+        .map(|e| tokio::spawn(http::serve(Arc::clone(&state), e, stop_rx.clone())))
+        .collect();
     tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
 
     stop_signal().await;
@@ -129,7 +179,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.begin_shutdown();
     tokio::time::sleep(config.shutdown_delay).await;
     let _ = stop_tx.send(true);
-    if let Some(s) = server {
+    for s in servers {
         let _ = s.await;
     }
     let _ = namespace_controller.await;

@@ -10,4 +10,5 @@ pub mod controllers;
 pub mod http;
 pub mod request;
 pub mod storage;
+pub mod tls;
 pub mod util;

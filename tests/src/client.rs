@@ -54,8 +54,8 @@ fn connect(port: u16) -> std::io::Result<TcpStream> {
     Ok(s)
 }
 
-fn write_request(
-    s: &mut TcpStream,
+pub(crate) fn write_request(
+    s: &mut impl Write,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
@@ -131,7 +131,17 @@ pub fn request(
     headers: &[(&str, &str)],
     body: Option<&[u8]>,
 ) -> std::io::Result<Response> {
-    let mut s = connect(port)?;
+    request_on(connect(port)?, method, path, headers, body)
+}
+
+/// One request on a connection the caller opened (plain or TLS).
+pub fn request_on(
+    mut s: impl Read + Write,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&[u8]>,
+) -> std::io::Result<Response> {
     write_request(&mut s, method, path, headers, body)?;
     let mut r = BufReader::new(s);
     let (status, headers) = read_head(&mut r)?;

@@ -2,7 +2,7 @@
 //! kubeconfig) and the virtualenv's Python with the `kubernetes` client.
 //! Callers skip, with a message, when one is not installed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::Server;
@@ -21,15 +21,32 @@ pub fn python() -> Option<PathBuf> {
     ok.then_some(candidate)
 }
 
-/// Runs kubectl against `s`; returns success and stdout followed by stderr.
+/// Runs kubectl against `s`'s plain-HTTP port; returns success and stdout
+/// followed by stderr.
 #[must_use]
 pub fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-    use std::io::Write;
     let mut cmd = Command::new("kubectl");
     cmd.arg("--server")
         .arg(s.url())
         .args(args)
         .env("KUBECONFIG", "/dev/null");
+    run_kubectl(cmd, stdin)
+}
+
+/// Runs kubectl with a kubeconfig (e.g. the server's admin.kubeconfig).
+#[must_use]
+pub fn kubectl_with_kubeconfig(
+    kubeconfig: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+) -> (bool, String) {
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--kubeconfig").arg(kubeconfig).args(args);
+    run_kubectl(cmd, stdin)
+}
+
+fn run_kubectl(mut cmd: Command, stdin: Option<&str>) -> (bool, String) {
+    use std::io::Write;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -1,5 +1,7 @@
 //! Test harness: starts the real `cairn-apiserver` binary on a free loopback
-//! port with its own data directory, and talks plain HTTP/1.1 to it.
+//! port with its own data directory, and talks plain HTTP/1.1 to it (the
+//! insecure port, `Server::start`) or HTTPS (`Server::start_secure`: the
+//! secure port only, as a user runs it).
 //!
 //! The binary is found next to the test executable's directory
 //! (`target/<profile>/cairn-apiserver`, which `cargo test --workspace`, the
@@ -10,6 +12,7 @@ pub mod client;
 pub mod clients;
 pub mod k8s_proto;
 pub mod linearizability;
+pub mod tls;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -17,8 +20,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use client::{Response, WatchStream};
-pub use clients::{kubectl, kubectl_present, python, run_python_script};
+pub use clients::{kubectl, kubectl_present, kubectl_with_kubeconfig, python, run_python_script};
 use serde_json::Value;
+pub use tls::{Identity, TlsClient};
 
 /// The server binary under test.
 #[must_use]
@@ -54,14 +58,19 @@ pub fn free_port() -> u16 {
 /// A running server process.
 pub struct Server {
     child: Option<Child>,
+    /// The plain-HTTP port (0 for a secure-only server).
     pub port: u16,
+    /// The HTTPS port, for servers from `start_secure`.
+    pub secure_port: Option<u16>,
     pub data_dir: PathBuf,
     _dir: Option<tempfile::TempDir>,
     log: PathBuf,
 }
 
 impl Server {
-    /// A server on a fresh data directory.
+    /// A server on a fresh data directory, on the plain-HTTP port only
+    /// (every request is system:admin), serving the spec's `svc.io` domain
+    /// unless `extra_args` names another.
     #[must_use]
     pub fn start(extra_args: &[&str]) -> Server {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -71,25 +80,71 @@ impl Server {
         s
     }
 
-    /// A server on a given data directory (e.g. to restart on the same data).
+    /// A plain-HTTP server on a given data directory (e.g. to restart on
+    /// the same data).
     #[must_use]
     pub fn start_on(data_dir: &Path, extra_args: &[&str]) -> Server {
         let port = free_port();
-        let log = data_dir.with_extension(format!("{port}.log"));
+        let mut args = vec!["--insecure-port".to_string(), port.to_string()];
+        if !extra_args.contains(&"--secure-port") {
+            args.extend(["--secure-port".into(), "0".into()]);
+        }
+        if !extra_args.contains(&"--api-domain") {
+            args.extend(["--api-domain".into(), "svc.io".into()]);
+        }
+        Server::spawn(data_dir, port, None, args, extra_args)
+    }
+
+    /// A server on a fresh data directory with its defaults: the HTTPS port
+    /// only, authenticating every request (see `admin_client`).
+    #[must_use]
+    pub fn start_secure(extra_args: &[&str]) -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let data_dir = dir.path().join("data");
+        let mut s = Server::start_secure_on(&data_dir, extra_args);
+        s._dir = Some(dir);
+        s
+    }
+
+    /// A secure-only server on a given data directory.
+    #[must_use]
+    pub fn start_secure_on(data_dir: &Path, extra_args: &[&str]) -> Server {
+        let given = extra_args
+            .iter()
+            .position(|a| *a == "--secure-port")
+            .and_then(|i| extra_args.get(i + 1))
+            .map(|p| p.parse::<u16>().expect("--secure-port value"));
+        let port = given.unwrap_or_else(free_port);
+        let mut args = vec!["--bind-address".to_string(), "127.0.0.1".into()];
+        if given.is_none() {
+            args.extend(["--secure-port".into(), port.to_string()]);
+        }
+        Server::spawn(data_dir, 0, Some(port), args, extra_args)
+    }
+
+    fn spawn(
+        data_dir: &Path,
+        port: u16,
+        secure_port: Option<u16>,
+        args: Vec<String>,
+        extra_args: &[&str],
+    ) -> Server {
+        let tag = secure_port.unwrap_or(port);
+        let log = data_dir.with_extension(format!("{tag}.log"));
         let log_file = std::fs::File::create(&log).expect("log file");
         let child = Command::new(binary())
             .arg("--data-dir")
             .arg(data_dir)
-            .arg("--insecure-port")
-            .arg(port.to_string())
+            .args(args)
             .args(extra_args)
             .stdout(Stdio::null())
             .stderr(log_file)
             .spawn()
             .expect("start cairn-apiserver");
-        let server = Server {
+        let mut server = Server {
             child: Some(child),
             port,
+            secure_port,
             data_dir: data_dir.to_path_buf(),
             _dir: None,
             log,
@@ -98,17 +153,84 @@ impl Server {
         server
     }
 
-    fn wait_ready(&self) {
+    fn wait_ready(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok(r) = client::request(self.port, "GET", "/readyz", &[], None)
+            if self.secure_port.is_some() {
+                // Every hook has run and both ports listen once it says so
+                // (readyz itself may need a credential).
+                if self.log_text().contains("cairn-apiserver started") {
+                    return;
+                }
+            } else if let Ok(r) = client::request(self.port, "GET", "/readyz", &[], None)
                 && r.status == 200
             {
                 return;
             }
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!(
+                    "server exited ({status}) at start-up; log:\n{}",
+                    self.log_text()
+                );
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("server did not become ready; log:\n{}", self.log_text());
+    }
+
+    /// The HTTPS port (panics for a plain-HTTP server).
+    #[must_use]
+    pub fn https_port(&self) -> u16 {
+        self.secure_port.expect("a server from start_secure")
+    }
+
+    #[must_use]
+    pub fn https_url(&self) -> String {
+        format!("https://127.0.0.1:{}", self.https_port())
+    }
+
+    /// `<data-dir>/admin.kubeconfig`, which the server writes at first start.
+    #[must_use]
+    pub fn admin_kubeconfig(&self) -> PathBuf {
+        self.data_dir.join("admin.kubeconfig")
+    }
+
+    /// The cluster CA the server generated (PEM).
+    #[must_use]
+    pub fn ca_pem(&self) -> String {
+        std::fs::read_to_string(self.data_dir.join("pki/ca.crt")).expect("pki/ca.crt")
+    }
+
+    /// A client with the admin kubeconfig's CA and certificate.
+    #[must_use]
+    pub fn admin_client(&self) -> TlsClient {
+        let (ca, identity) = tls::kubeconfig_identity(&self.admin_kubeconfig());
+        TlsClient::new(&ca, Some(&identity))
+    }
+
+    /// A client trusting the cluster CA, with `identity` if given.
+    #[must_use]
+    pub fn tls_client(&self, identity: Option<&Identity>) -> TlsClient {
+        TlsClient::new(&self.ca_pem(), identity)
+    }
+
+    /// Any request over HTTPS as `client`.
+    #[must_use]
+    pub fn https(
+        &self,
+        client: &TlsClient,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&[u8]>,
+    ) -> Response {
+        client
+            .request(self.https_port(), method, path, headers, body)
+            .unwrap_or_else(|e| panic!("{method} {path} over HTTPS: {e}"))
     }
 
     /// The server's process id (while it runs).

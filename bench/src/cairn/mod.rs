@@ -59,7 +59,8 @@ impl Server {
         let child = Command::new(bin)
             .arg("--data-dir")
             .arg(&data_dir)
-            .args(["--insecure-port", &port.to_string()])
+            .args(["--insecure-port", &port.to_string(), "--secure-port", "0"])
+            .args(["--api-domain", "svc.io"])
             // Only adds an encoding, which the encodings phase lists.
             .args(["--feature-gates", "CBORServingAndStorage=true"])
             .env("RUST_LOG", "warn")

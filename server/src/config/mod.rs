@@ -20,16 +20,41 @@ pub struct Flags {
     /// Directory of the embedded store (created if missing).
     #[arg(long, default_value = "./cairn-data")]
     pub data_dir: PathBuf,
-    /// Address of the plain-HTTP port. Every request on it acts as user
-    /// system:admin in group system:masters: for local use only.
+    /// Address of the HTTPS port.
+    #[arg(long, default_value = "0.0.0.0")]
+    pub bind_address: IpAddr,
+    /// HTTPS port; every request on it is authenticated (0 disables it).
+    #[arg(long, default_value_t = 6443)]
+    pub secure_port: u16,
+    /// Serving certificate (PEM, with intermediates). Without it a cluster CA
+    /// and a serving certificate are generated into `<data-dir>/pki`.
+    #[arg(long)]
+    pub tls_cert_file: Option<PathBuf>,
+    /// Private key (PEM) of `--tls-cert-file`.
+    #[arg(long)]
+    pub tls_private_key_file: Option<PathBuf>,
+    /// Extra names (DNS names or IP addresses) of the generated serving
+    /// certificate, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub tls_sans: Vec<String>,
+    /// Address clients reach this server at (added to the generated serving
+    /// certificate's names).
+    #[arg(long)]
+    pub advertise_address: Option<IpAddr>,
+    /// CA bundle (PEM) that client certificates must chain to (default: the
+    /// cluster CA in `<data-dir>/pki/ca.crt`).
+    #[arg(long)]
+    pub client_ca_file: Option<PathBuf>,
+    /// Address of the plain-HTTP port.
     #[arg(long, default_value = "127.0.0.1")]
     pub insecure_bind_address: IpAddr,
-    /// Plain-HTTP port (0 disables it).
-    #[arg(long, default_value_t = 8080)]
+    /// Plain-HTTP port, off by default (0). Every request on it acts as user
+    /// system:admin in group system:masters: for local tools and tests only.
+    #[arg(long, default_value_t = 0)]
     pub insecure_port: u16,
     /// Domain of API group names, media-type parameters and annotations
-    /// (`k8s.io` lets real Kubernetes clients use every named group).
-    #[arg(long, default_value = "svc.io")]
+    /// (`svc.io` serves the spec's literal domain).
+    #[arg(long, default_value = "k8s.io")]
     pub api_domain: String,
     /// How long Events are kept after their last write.
     #[arg(long, default_value = "1h", value_parser = duration::parse)]
@@ -63,6 +88,13 @@ pub struct Flags {
 #[derive(Debug)]
 pub struct Config {
     pub data_dir: PathBuf,
+    pub bind_address: IpAddr,
+    pub secure_port: u16,
+    pub tls_cert_file: Option<PathBuf>,
+    pub tls_private_key_file: Option<PathBuf>,
+    pub tls_sans: Vec<String>,
+    pub advertise_address: Option<IpAddr>,
+    pub client_ca_file: Option<PathBuf>,
     pub insecure_bind_address: IpAddr,
     pub insecure_port: u16,
     pub api_domain: String,
@@ -73,7 +105,8 @@ pub struct Config {
     pub livez_grace_period: Duration,
     pub compaction_interval: Duration,
     pub authentication_config: Option<PathBuf>,
-    /// The address actually bound (port 0 picks one).
+    /// The address clients are told to use: the HTTPS port's when it
+    /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
 }
 
@@ -81,6 +114,13 @@ impl From<Flags> for Config {
     fn from(f: Flags) -> Config {
         Config {
             data_dir: f.data_dir,
+            bind_address: f.bind_address,
+            secure_port: f.secure_port,
+            tls_cert_file: f.tls_cert_file,
+            tls_private_key_file: f.tls_private_key_file,
+            tls_sans: f.tls_sans,
+            advertise_address: f.advertise_address,
+            client_ca_file: f.client_ca_file,
             insecure_bind_address: f.insecure_bind_address,
             insecure_port: f.insecure_port,
             api_domain: f.api_domain,
@@ -100,9 +140,11 @@ impl Config {
     /// `host:port` clients reach this server at.
     #[must_use]
     pub fn advertise_address(&self) -> String {
-        self.bound.lock().map_or_else(
-            || format!("{}:{}", self.insecure_bind_address, self.insecure_port),
-            |a| a.to_string(),
-        )
+        let bound = *self.bound.lock();
+        match (self.advertise_address, bound) {
+            (Some(ip), Some(a)) => SocketAddr::new(ip, a.port()).to_string(),
+            (None, Some(a)) => a.to_string(),
+            (_, None) => format!("{}:{}", self.insecure_bind_address, self.insecure_port),
+        }
     }
 }

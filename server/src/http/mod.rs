@@ -17,20 +17,13 @@ pub mod protobuf;
 pub mod resource;
 pub mod respond;
 pub mod router;
+pub mod serve;
 pub mod watch;
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use http::{Method, Request, Response, header};
 use hyper::body::Incoming;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
-use tokio::sync::watch as signal;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
@@ -40,9 +33,14 @@ use body::Body;
 use params::Query;
 use respond::Writer;
 use router::Route;
+pub use serve::{Connection, Endpoint, serve};
 
-/// Handles one request.
-pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Body> {
+/// Handles one request on `conn`.
+pub async fn handle(
+    state: Arc<AppState>,
+    conn: &Connection,
+    req: Request<Incoming>,
+) -> Response<Body> {
     let query = Query::parse(req.uri().query());
     let info = RequestInfo::new(
         req.method(),
@@ -69,8 +67,9 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
         method: req.method(),
         path: &info.path,
         headers: req.headers(),
+        peer: conn.peer.as_ref(),
     };
-    let user = match state.pipeline.authorize_request(&head, &info).await {
+    let user = match conn.pipeline.authorize_request(&head, &info).await {
         Ok(user) => user,
         Err(e) => {
             // Refused before any handler: in the negotiated encoding, or
@@ -146,37 +145,6 @@ pub async fn handle(state: Arc<AppState>, req: Request<Incoming>) -> Response<Bo
     match doc {
         Ok(v) => writer.object(200, &v, &[]),
         Err(e) => writer.error(&e),
-    }
-}
-
-/// Serves connections until `stop` flips, then waits (bounded) for open
-/// requests to finish.
-pub async fn serve(state: Arc<AppState>, listener: TcpListener, mut stop: signal::Receiver<bool>) {
-    let graceful = GracefulShutdown::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _peer)) = accepted else { continue };
-                let _ = stream.set_nodelay(true);
-                let state = Arc::clone(&state);
-                let svc = service_fn(move |req| {
-                    let state = Arc::clone(&state);
-                    let gzip = compress::wanted(&req, &state.config);
-                    async move { Ok::<_, Infallible>(compress::apply(handle(state, req).await, gzip).await) }
-                });
-                let conn = auto::Builder::new(TokioExecutor::new()).serve_connection_with_upgrades(TokioIo::new(stream), svc).into_owned();
-                let conn = graceful.watch(conn);
-                tokio::spawn(async move {
-                    let _ = conn.await;
-                });
-            }
-            _ = stop.changed() => break,
-        }
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {}
-        () = tokio::time::sleep(Duration::from_secs(30)) => tracing::warn!("some connections did not finish within 30s of shutdown"),
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch as signal;
 
 use super::*;
 use crate::api::kinds;
@@ -85,11 +86,15 @@ async fn start(pipeline: Pipeline) -> Server {
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
-        pipeline,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");
-    tokio::spawn(serve(state, listener, shutdown));
+    let endpoint = Endpoint {
+        listener,
+        tls: None,
+        pipeline: Arc::new(pipeline),
+    };
+    tokio::spawn(serve(state, endpoint, shutdown));
     Server {
         addr,
         stop,

@@ -4,8 +4,7 @@
 //! health, discovery, OpenAPI and `/version` included. Writes then pass
 //! admission inside the store (mutating plugins, the kind's validation,
 //! validating plugins, the commit): see `admission`. Each stage is a
-//! trait; today's implementations are the plain-HTTP port's user,
-//! `system:masters` may do everything, and NamespaceLifecycle.
+//! trait; see `Pipeline::insecure_port` and `Pipeline::secure_port`.
 
 pub mod admission;
 pub mod authn;
@@ -17,7 +16,9 @@ use std::sync::Arc;
 
 use crate::api::error::ApiError;
 use authn::{Authenticators, RequestHead, insecure::InsecurePort};
-use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
+use authz::{
+    Attributes, Authorizers, authenticated::AuthenticatedUsers, privileged::PrivilegedGroups,
+};
 use info::RequestInfo;
 use user::UserInfo;
 
@@ -35,6 +36,20 @@ impl Pipeline {
         Pipeline {
             authenticators: Authenticators::new(vec![Arc::new(InsecurePort::new())], None),
             authorizers: Authorizers::new(vec![Arc::new(PrivilegedGroups::masters())]),
+        }
+    }
+
+    /// The HTTPS port: the given authenticators; `system:masters` and,
+    /// until RBAC is enforced, every authenticated user may do everything,
+    /// anonymous callers only read health and version.
+    #[must_use]
+    pub fn secure_port(authenticators: Authenticators) -> Pipeline {
+        Pipeline {
+            authenticators,
+            authorizers: Authorizers::new(vec![
+                Arc::new(PrivilegedGroups::masters()),
+                Arc::new(AuthenticatedUsers),
+            ]),
         }
     }
 

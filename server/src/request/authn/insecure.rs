@@ -57,6 +57,7 @@ mod tests {
             method: &Method::DELETE,
             path: "/api/v1/namespaces/x",
             headers: &headers,
+            peer: None,
         };
         let first = port
             .authenticate(&head)

@@ -7,6 +7,7 @@
 pub mod insecure;
 pub mod jwt;
 pub mod token;
+pub mod x509;
 
 use std::sync::Arc;
 
@@ -21,6 +22,8 @@ pub struct RequestHead<'a> {
     pub method: &'a Method,
     pub path: &'a str,
     pub headers: &'a HeaderMap,
+    /// The TLS client's certificates, when it sent any.
+    pub peer: Option<&'a x509::PeerCertificates>,
 }
 
 /// One way of recognising a caller.
@@ -128,6 +131,7 @@ mod tests {
             method: &Method::GET,
             path: "/healthz",
             headers: &headers,
+            peer: None,
         };
         chain
             .authenticate(&head)

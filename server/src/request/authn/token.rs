@@ -160,6 +160,7 @@ mod tests {
             method: &Method::GET,
             path: "/api",
             headers,
+            peer: None,
         }
     }
 

@@ -3,6 +3,7 @@
 //! one, the request is forbidden. Non-resource requests (health,
 //! discovery, `/version`) are authorized by path, with the method as verb.
 
+pub mod authenticated;
 pub mod privileged;
 
 use std::sync::Arc;
