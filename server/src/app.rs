@@ -17,8 +17,10 @@ use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
-use crate::request::authn::Authenticators;
+use crate::request::authn::jwt::{self, JwtAuthenticators};
+use crate::request::authn::token::{Bearer, TokenAuthenticator, Tokens};
 use crate::request::authn::x509::ClientCertificates;
+use crate::request::authn::{Authenticator, Authenticators};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -70,16 +72,35 @@ async fn listen(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
         .map_err(|e| format!("cannot listen on {addr}: {e}"))
 }
 
-/// The secure port's authenticators, in kube-apiserver's order.
-fn secure_authenticators(serving: &tls::Serving) -> Result<Authenticators, String> {
+/// The secure port's authenticators, in kube-apiserver's order: client
+/// certificates, then bearer tokens (the JWT issuers of
+/// `--authentication-config`).
+fn secure_authenticators(
+    serving: &tls::Serving,
+    jwt: Option<&Arc<JwtAuthenticators>>,
+) -> Result<Authenticators, String> {
     let x509 = ClientCertificates::new(&serving.client_cas)
         .map_err(|e| format!("--client-ca-file: {e}"))?;
-    Ok(Authenticators::new(vec![Arc::new(x509)], None))
+    let mut chain: Vec<Arc<dyn Authenticator>> = vec![Arc::new(x509)];
+    let mut tokens: Vec<Arc<dyn TokenAuthenticator>> = Vec::new();
+    if let Some(jwt) = jwt {
+        tokens.push(Arc::clone(jwt) as Arc<dyn TokenAuthenticator>);
+    }
+    if !tokens.is_empty() {
+        chain.push(Arc::new(Bearer::new(
+            Arc::new(Tokens::new(tokens)),
+            Vec::new(),
+        )));
+    }
+    Ok(Authenticators::new(chain, None))
 }
 
 /// The HTTPS port (TLS material made or loaded, the admin kubeconfig
 /// written) and the plain-HTTP port, as configured.
-async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
+async fn endpoints(
+    config: &Config,
+    jwt: Option<&Arc<JwtAuthenticators>>,
+) -> Result<Vec<Endpoint>, String> {
     let mut endpoints = Vec::new();
     if config.secure_port != 0 {
         let serving = tls::serving(config).map_err(|e| e.to_string())?;
@@ -96,7 +117,7 @@ async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
             )
             .map_err(|e| format!("admin kubeconfig: {e}"))?;
         }
-        let pipeline = Arc::new(Pipeline::secure_port(secure_authenticators(&serving)?));
+        let pipeline = Arc::new(Pipeline::secure_port(secure_authenticators(&serving, jwt)?));
         tracing::info!(address = %bound, "serving HTTPS");
         endpoints.push(Endpoint {
             listener,
@@ -130,8 +151,7 @@ async fn endpoints(config: &Config) -> Result<Vec<Endpoint>, String> {
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
     // Read first: an invalid --authentication-config stops the start.
-    let _authentication =
-        crate::request::authn::jwt::startup::from_config(&config, Vec::new(), Vec::new())?;
+    let authentication = jwt::startup::from_config(&config, Vec::new(), Vec::new())?;
     let backend: Arc<dyn Storage> = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
@@ -150,7 +170,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
     });
-    let endpoints = endpoints(&config).await?;
+    let endpoints = endpoints(&config, authentication.as_ref().map(|a| &a.jwt)).await?;
 
     controllers::namespace::bootstrap(&state.store)
         .await

@@ -55,6 +55,7 @@ async fn who(auth: &Arc<JwtAuthenticators>, token: &str) -> Result<(String, Vec<
         method: &Method::GET,
         path: "/api",
         headers: &headers,
+        peer: None,
     };
     chain
         .authenticate(&head)
