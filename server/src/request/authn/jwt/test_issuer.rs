@@ -1,6 +1,8 @@
 //! A JWT issuer for tests: serves discovery and a JWKS over HTTPS on
-//! loopback with its own CA (rcgen), and signs tokens (ES256/ES384) with
-//! its current key; `rotate` publishes a new key and signs with it.
+//! loopback with its own CA (rcgen), and signs tokens (ES256/ES384 with
+//! fresh keys; RS*/PS* with a fixed 2048-bit test key, as ring cannot make
+//! RSA keys) with its current key; `rotate` publishes a new key and signs
+//! with it.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -14,7 +16,9 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use parking_lot::Mutex;
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair, PublicKeyData, SanType,
+};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
@@ -29,18 +33,26 @@ struct SigningKey {
 
 impl SigningKey {
     fn generate(kid: &str, alg: Algorithm) -> SigningKey {
-        let scheme = match alg {
-            Algorithm::ES384 => &rcgen::PKCS_ECDSA_P384_SHA384,
-            _ => &rcgen::PKCS_ECDSA_P256_SHA256,
+        let pair = match alg {
+            Algorithm::ES384 => KeyPair::generate_for(&rcgen::PKCS_ECDSA_P384_SHA384),
+            Algorithm::ES256 => KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256),
+            _ => KeyPair::from_pem(include_str!("testdata/rsa-2048.pem")),
         };
         SigningKey {
             kid: kid.to_owned(),
             alg,
-            pair: KeyPair::generate_for(scheme).expect("key"),
+            pair: pair.expect("key"),
         }
     }
 
+    fn is_rsa(&self) -> bool {
+        !matches!(self.alg, Algorithm::ES256 | Algorithm::ES384)
+    }
+
     fn jwk(&self) -> Value {
+        if self.is_rsa() {
+            return self.rsa_jwk();
+        }
         // An uncompressed point: 0x04, then x and y of equal length.
         let raw = self.pair.public_key_raw();
         let half = (raw.len() - 1) / 2;
@@ -55,10 +67,34 @@ impl SigningKey {
         })
     }
 
+    fn rsa_jwk(&self) -> Value {
+        use x509_parser::prelude::FromDer;
+        use x509_parser::public_key::PublicKey;
+        let spki = self.pair.subject_public_key_info();
+        let (_, info) = x509_parser::x509::SubjectPublicKeyInfo::from_der(&spki).expect("SPKI");
+        let Ok(PublicKey::RSA(rsa)) = info.parsed() else {
+            panic!("not an RSA key");
+        };
+        let strip = |b: &[u8]| {
+            let start = b.iter().position(|x| *x != 0).unwrap_or(b.len());
+            URL_SAFE_NO_PAD.encode(&b[start..])
+        };
+        json!({
+            "kty": "RSA", "use": "sig", "kid": self.kid,
+            "n": strip(rsa.modulus), "e": strip(rsa.exponent),
+        })
+    }
+
     fn sign(&self, claims: &Value) -> String {
         let mut header = Header::new(self.alg);
         header.kid = Some(self.kid.clone());
-        let key = EncodingKey::from_ec_pem(self.pair.serialize_pem().as_bytes()).expect("key");
+        let pem = self.pair.serialize_pem();
+        let key = if self.is_rsa() {
+            EncodingKey::from_rsa_pem(pem.as_bytes())
+        } else {
+            EncodingKey::from_ec_pem(pem.as_bytes())
+        }
+        .expect("key");
         jsonwebtoken::encode(&header, claims, &key).expect("sign")
     }
 }

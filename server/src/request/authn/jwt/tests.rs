@@ -197,6 +197,25 @@ async fn a_rotated_key_is_fetched_when_a_token_names_it() {
 }
 
 #[tokio::test]
+async fn rsa_keys_verify_rs_and_ps_signatures() {
+    let issuer = TestIssuer::start().await;
+    let auth = authenticators(&yaml_for(&issuer, ""));
+    let claims = issuer.claims("cairn", &json!({}));
+    for (kid, alg) in [
+        ("rs256", Algorithm::RS256),
+        ("rs512", Algorithm::RS512),
+        ("ps256", Algorithm::PS256),
+    ] {
+        issuer.rotate(kid, alg);
+        assert_eq!(
+            who(&auth, &issuer.sign(&claims)).await.map(|u| u.0),
+            Ok("oidc:jane".into()),
+            "{kid}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_discovery_url_is_used_as_given() {
     let issuer = TestIssuer::start().await;
     let discovery = format!("    discoveryURL: {}/discovery\n", issuer.url);
