@@ -2,7 +2,8 @@
 //! or the configured `discoveryURL`), then the JWKS it names. Fetched in the
 //! background at start (retrying with backoff until it works) and again
 //! when a token names a key id not in the set, at most once per
-//! `MIN_REFETCH` (a caller wanting a refetch sooner waits for its turn).
+//! `MIN_REFETCH` (a caller wanting a refetch sooner waits for its turn;
+//! callers that asked while a fetch was under way take its result).
 
 use std::str::FromStr;
 use std::sync::{Arc, Weak};
@@ -97,10 +98,12 @@ impl KeySet {
         if has_kid(&keys, kid) {
             return keys;
         }
+        let asked = Instant::now();
         let mut last = self.last_fetch.lock().await;
-        // Another caller may have fetched while this one waited.
+        // A fetch that ended after this caller asked is as fresh as one it
+        // would make: callers queued behind one fetch share it.
         let keys = self.current();
-        if has_kid(&keys, kid) {
+        if has_kid(&keys, kid) || last.is_some_and(|at| at > asked) {
             return keys;
         }
         if let Some(at) = *last {

@@ -201,7 +201,12 @@ impl TestIssuer {
     /// current key's id.
     pub fn forge(&self, claims: &Value) -> String {
         let kid = self.state.signer.lock().kid.clone();
-        SigningKey::generate(&kid, Algorithm::ES256).sign(claims)
+        self.forge_as(&kid, claims)
+    }
+
+    /// A token signed with an unpublished key, naming key id `kid`.
+    pub fn forge_as(&self, kid: &str, claims: &Value) -> String {
+        SigningKey::generate(kid, Algorithm::ES256).sign(claims)
     }
 
     /// How many times the JWKS was fetched.
