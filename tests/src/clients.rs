@@ -84,21 +84,34 @@ pub fn kubectl_present() -> bool {
     present
 }
 
-/// Runs one script of `tests/python` against a server started with `args`.
+/// Runs one script of `tests/python` against a server started with `args`
+/// (on the plain-HTTP port; the script gets its URL).
 pub fn run_python_script(script: &str, args: &[&str]) {
+    if python().is_none() {
+        eprintln!(
+            "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
+        );
+        return;
+    }
+    let s = Server::start(args);
+    run_python_against(&s, script, &[&s.url()]);
+}
+
+/// Runs one script of `tests/python` with `script_args` against the running
+/// `s`; skips (with a message) when the client is not installed.
+pub fn run_python_against(s: &Server, script: &str, script_args: &[&str]) {
     let Some(py) = python() else {
         eprintln!(
             "SKIPPED: the Python `kubernetes` client is not installed (run the README test command, which creates .venv)"
         );
         return;
     };
-    let s = Server::start(args);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("python")
         .join(script);
     let out = Command::new(py)
         .arg(script)
-        .arg(s.url())
+        .args(script_args)
         .output()
         .expect("run python");
     let stdout = String::from_utf8_lossy(&out.stdout);

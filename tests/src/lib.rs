@@ -20,7 +20,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub use client::{Response, WatchStream};
-pub use clients::{kubectl, kubectl_present, kubectl_with_kubeconfig, python, run_python_script};
+pub use clients::{
+    kubectl, kubectl_present, kubectl_with_kubeconfig, python, run_python_against,
+    run_python_script,
+};
 use serde_json::Value;
 pub use tls::{Identity, TlsClient};
 

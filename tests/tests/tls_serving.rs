@@ -288,3 +288,14 @@ fn bad_serving_material_stops_the_start_with_one_line() {
         assert!(error_lines[0].contains(named), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_python_client_uses_the_admin_kubeconfig() {
+    let s = Server::start_secure(&[]);
+    let kubeconfig = s.admin_kubeconfig();
+    cairn_tests::run_python_against(
+        &s,
+        "tls_identities.py",
+        &[kubeconfig.to_str().expect("path")],
+    );
+}
