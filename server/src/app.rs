@@ -17,11 +17,13 @@ use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
-use crate::request::authn::Authenticators;
+use crate::request::authn::anonymous::Anonymous;
+use crate::request::authn::jwt::{self, startup::Configured};
 use crate::request::authn::service_account::{ServiceAccountAuthenticator, TokenIssuer};
 use crate::request::authn::setup;
 use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
+use crate::request::authn::{Authenticator, Authenticators};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -84,9 +86,14 @@ struct BearerTokens {
 }
 
 /// The bearer-token authenticators in kube-apiserver's order (static token
-/// file, service accounts), as one cached union; TokenReview and
-/// SelfSubjectReview are served with it.
-fn bearer_tokens(config: &Config, state: &AppState) -> Result<BearerTokens, String> {
+/// file, service accounts, the JWT issuers of `--authentication-config`),
+/// as one cached union; TokenReview and SelfSubjectReview are served with
+/// it.
+fn bearer_tokens(
+    config: &Config,
+    state: &AppState,
+    authentication: Option<&Configured>,
+) -> Result<BearerTokens, String> {
     let issuer = &state.token_issuer;
     let api_audiences = issuer.api_audiences().to_vec();
     let mut chain: Vec<Arc<dyn TokenAuthenticator>> = Vec::new();
@@ -96,6 +103,9 @@ fn bearer_tokens(config: &Config, state: &AppState) -> Result<BearerTokens, Stri
         &state.store,
         &state.shutdown,
     ));
+    if let Some(configured) = authentication {
+        chain.push(Arc::clone(&configured.jwt) as Arc<dyn TokenAuthenticator>);
+    }
     let bearer = BearerTokens {
         tokens: setup::cached_tokens(chain),
         api_audiences,
@@ -109,26 +119,44 @@ fn bearer_tokens(config: &Config, state: &AppState) -> Result<BearerTokens, Stri
     Ok(bearer)
 }
 
+/// The anonymous fallback: the configuration file's `anonymous` section
+/// when it has one, else `--anonymous-auth`.
+fn anonymous(
+    config: &Config,
+    authentication: Option<&Configured>,
+) -> Option<Arc<dyn Authenticator>> {
+    match authentication.and_then(|a| a.anonymous.as_ref()) {
+        Some(section) => section.enabled.then(|| {
+            Arc::new(Anonymous::new(section.conditions.clone())) as Arc<dyn Authenticator>
+        }),
+        None => setup::anonymous_by_flag(config),
+    }
+}
+
 /// The secure port's authenticators, in kube-apiserver's order: client
 /// certificates, bearer tokens (one cached union), then anonymous as the
 /// fallback.
 fn secure_authenticators(
-    config: &Config,
     serving: &tls::Serving,
     bearer: &BearerTokens,
+    anonymous: Option<Arc<dyn Authenticator>>,
 ) -> Result<Authenticators, String> {
     let x509 = ClientCertificates::new(&serving.client_cas)
         .map_err(|e| format!("--client-ca-file: {e}"))?;
     let tokens = Bearer::new(Arc::clone(&bearer.tokens), bearer.api_audiences.clone());
     Ok(Authenticators::new(
         vec![Arc::new(x509), Arc::new(tokens)],
-        setup::anonymous_by_flag(config),
+        anonymous,
     ))
 }
 
 /// The HTTPS port (TLS material made or loaded, the admin kubeconfig
 /// written) and the plain-HTTP port, as configured.
-async fn endpoints(config: &Config, bearer: &BearerTokens) -> Result<Vec<Endpoint>, String> {
+async fn endpoints(
+    config: &Config,
+    bearer: &BearerTokens,
+    anonymous: Option<Arc<dyn Authenticator>>,
+) -> Result<Vec<Endpoint>, String> {
     let mut endpoints = Vec::new();
     if config.secure_port != 0 {
         let serving = tls::serving(config).map_err(|e| e.to_string())?;
@@ -145,7 +173,7 @@ async fn endpoints(config: &Config, bearer: &BearerTokens) -> Result<Vec<Endpoin
             )
             .map_err(|e| format!("admin kubeconfig: {e}"))?;
         }
-        let authenticators = secure_authenticators(config, &serving, bearer)?;
+        let authenticators = secure_authenticators(&serving, bearer, anonymous)?;
         let pipeline = Arc::new(Pipeline::secure_port(authenticators));
         tracing::info!(address = %bound, "serving HTTPS");
         endpoints.push(Endpoint {
@@ -179,6 +207,13 @@ async fn endpoints(config: &Config, bearer: &BearerTokens) -> Result<Vec<Endpoin
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
+    // Read first: invalid keys or --authentication-config stop the start.
+    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
+    let authentication = jwt::startup::from_config(
+        &config,
+        token_issuer.api_audiences().to_vec(),
+        token_issuer.issuers().to_vec(),
+    )?;
     let backend: Arc<dyn Storage> = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
@@ -186,7 +221,6 @@ pub async fn run(config: Config) -> Result<(), String> {
     // Identity everywhere until encryption at rest is configured.
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
-    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
     let registry = Arc::new(kinds::builtin(&config));
     let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -199,8 +233,13 @@ pub async fn run(config: Config) -> Result<(), String> {
         openapi: Default::default(),
         token_issuer,
     });
-    let bearer = bearer_tokens(&config, &state)?;
-    let endpoints = endpoints(&config, &bearer).await?;
+    let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
+    let endpoints = endpoints(
+        &config,
+        &bearer,
+        anonymous(&config, authentication.as_ref()),
+    )
+    .await?;
 
     controllers::namespace::bootstrap(&state.store)
         .await

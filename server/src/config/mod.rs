@@ -1,5 +1,6 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
+pub mod authn;
 pub mod feature_gates;
 pub mod service_accounts;
 
@@ -88,6 +89,10 @@ pub struct Flags {
     pub anonymous_auth: Option<bool>,
     #[command(flatten)]
     pub service_accounts: ServiceAccountFlags,
+    /// AuthenticationConfiguration file (YAML or JSON): JWT issuers and the
+    /// anonymous section; re-read when it changes.
+    #[arg(long)]
+    pub authentication_config: Option<PathBuf>,
 }
 
 /// The running configuration.
@@ -116,6 +121,7 @@ pub struct Config {
     /// otherwise; giving both is an error).
     pub anonymous_auth: Option<bool>,
     pub service_accounts: ServiceAccountConfig,
+    pub authentication_config: Option<PathBuf>,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -144,6 +150,7 @@ impl From<Flags> for Config {
             token_auth_file: f.token_auth_file,
             anonymous_auth: f.anonymous_auth,
             service_accounts: f.service_accounts.into(),
+            authentication_config: f.authentication_config,
             bound: Mutex::new(None),
         }
     }

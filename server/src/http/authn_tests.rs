@@ -21,6 +21,7 @@ use crate::http::health::Health;
 use crate::request::Pipeline;
 use crate::request::admission::Chain;
 use crate::request::authn::anonymous::Anonymous;
+use crate::request::authn::service_account::TokenIssuer;
 use crate::request::authn::token::Bearer;
 use crate::request::authn::token_file::TokenFile;
 use crate::request::authn::{Authenticator, Authenticators, setup};
@@ -71,12 +72,14 @@ async fn start(anonymous: Option<Anonymous>) -> Server {
         authorizers: Authorizers::new(vec![Arc::new(AllowAll)]),
     };
     let (stop, shutdown) = signal::channel(false);
+    let token_issuer = TokenIssuer::load(&config.service_accounts, dir.path()).expect("keys");
     let state = Arc::new(AppState {
         store: Store::new(storage, registry, Arc::new(Chain::default())),
         config,
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
+        token_issuer,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

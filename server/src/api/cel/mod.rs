@@ -44,6 +44,7 @@ mod compile;
 mod cost;
 mod escape;
 mod eval;
+pub mod expression;
 mod library;
 mod rule;
 mod shape;
@@ -54,6 +55,7 @@ mod tests;
 pub use compile::MAX_EXPRESSION_BYTES;
 pub use escape::escape;
 pub use eval::{check_costs, validate_rules};
+pub use expression::{Evident, Expression};
 pub use rule::{Rule, compile_rules};
 
 /// Largest estimated cost of one expression (times how often it can run),

@@ -92,6 +92,12 @@ impl Shape {
     pub fn of_value(schema: &Schema, value: &Value) -> Shape {
         of_value(Some(schema), value, 0)
     }
+
+    /// The shape of a schemaless value (every object open).
+    #[must_use]
+    pub fn of_json(value: &Value) -> Shape {
+        of_value(None, value, 0)
+    }
 }
 
 /// The smallest serialized size of a value of this schema, plus a comma:

@@ -1,0 +1,258 @@
+//! A CEL expression outside CRD schemas (the claim mappings and rules of
+//! AuthenticationConfiguration): compiled with its variables declared,
+//! its cost bounded against the actual values before each evaluation and
+//! charged to a budget the caller keeps.
+
+use std::sync::Arc;
+
+use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, operators};
+use cel::{Context, Program, Value as Cel};
+use serde_json::Value;
+
+use super::PER_CALL_LIMIT;
+use super::bind::to_cel;
+use super::compile::{ENV, compile};
+use super::cost::estimate;
+use super::library;
+use super::shape::Shape;
+
+/// Identifiers every expression may use besides its variables (type names).
+const TYPE_IDENTS: &[&str] = &[
+    "int",
+    "uint",
+    "double",
+    "bool",
+    "string",
+    "bytes",
+    "list",
+    "map",
+    "null_type",
+    "type",
+    "optional",
+    "dyn",
+];
+
+/// One compiled expression.
+pub struct Expression {
+    source: String,
+    program: Arc<Program>,
+}
+
+impl std::fmt::Debug for Expression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Expression").field(&self.source).finish()
+    }
+}
+
+/// The type an expression evidently yields, when the tree alone says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evident {
+    Bool,
+    String,
+    Number,
+    List,
+    Map,
+    Null,
+}
+
+impl Evident {
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Evident::Bool => "bool",
+            Evident::String => "string",
+            Evident::Number => "int",
+            Evident::List => "list(dyn)",
+            Evident::Map => "map(dyn, dyn)",
+            Evident::Null => "null_type",
+        }
+    }
+}
+
+impl Expression {
+    /// Compiles `source` where only `variables` (and comprehension
+    /// variables) are declared. The error is one line, the text after
+    /// `compilation failed: `.
+    pub fn compile(source: &str, variables: &[&str]) -> Result<Expression, String> {
+        let program = compile(source).map_err(|e| one_line(&e))?;
+        let bound = comprehension_variables(program.expression());
+        for name in program.references().variables() {
+            if !variables.contains(&name)
+                && !TYPE_IDENTS.contains(&name)
+                && !bound.iter().any(|b| b == name)
+            {
+                return Err(format!(
+                    "ERROR: <input>:1:1: undeclared reference to '{name}' (in container '')"
+                ));
+            }
+        }
+        Ok(Expression {
+            source: source.to_owned(),
+            program,
+        })
+    }
+
+    #[must_use]
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the expression selects `operand.field` anywhere
+    /// (`claims.email`, `has(claims.email)`, `claims.?email`).
+    #[must_use]
+    pub fn selects(&self, operand: &str, field: &str) -> bool {
+        let mut stack = vec![self.program.expression()];
+        while let Some(e) = stack.pop() {
+            match &e.expr {
+                Expr::Select(s) => {
+                    if matches!(&s.operand.expr, Expr::Ident(n) if n == operand) && s.field == field
+                    {
+                        return true;
+                    }
+                    stack.push(&s.operand);
+                }
+                Expr::Call(call) => {
+                    if call.func_name == operators::OPT_SELECT
+                        && let [target, name] = call.args.as_slice()
+                        && matches!(&target.expr, Expr::Ident(n) if n == operand)
+                        && matches!(&name.expr, Expr::Literal(LiteralValue::String(s)) if s.inner() == field)
+                    {
+                        return true;
+                    }
+                    stack.extend(call.target.as_deref());
+                    stack.extend(call.args.iter());
+                }
+                other => stack.extend(children(other)),
+            }
+        }
+        false
+    }
+
+    /// The type the expression yields when evident without a type checker
+    /// (a literal, a comparison, a logical operator); `None` for dynamic.
+    #[must_use]
+    pub fn evident_type(&self) -> Option<Evident> {
+        evident(self.program.expression())
+    }
+
+    /// Evaluates with `variables` bound to JSON values, first charging the
+    /// bound of its cost to `budget`. Errors are one line.
+    pub fn evaluate(&self, variables: &[(&str, &Value)], budget: &mut u64) -> Result<Cel, String> {
+        let shapes: Vec<(&str, Shape)> = variables
+            .iter()
+            .map(|(name, v)| (*name, Shape::of_json(v)))
+            .collect();
+        let cost = estimate(self.program.expression(), &shapes, false).map_or(u64::MAX, |e| e.cost);
+        if cost > PER_CALL_LIMIT {
+            return Err("operation cancelled: actual cost limit exceeded".into());
+        }
+        *budget = budget
+            .checked_sub(cost)
+            .ok_or_else(|| "operation cancelled: cost budget exhausted".to_owned())?;
+        let mut ctx = Context::with_env(ENV.clone());
+        library::register(&mut ctx);
+        for (name, value) in variables {
+            ctx.add_variable_from_value(*name, to_cel(None, value));
+        }
+        self.program
+            .execute(&ctx)
+            .map_err(|e| one_line(&e.to_string()))
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn children(e: &Expr) -> Vec<&IdedExpr> {
+    match e {
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::Call(call) => call
+            .target
+            .as_deref()
+            .into_iter()
+            .chain(call.args.iter())
+            .collect(),
+        Expr::Select(s) => vec![&s.operand],
+        Expr::List(l) => l.elements.iter().collect(),
+        Expr::Map(m) => m
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                EntryExpr::MapEntry(me) => vec![&me.key, &me.value],
+                EntryExpr::StructField(_) => Vec::new(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Names bound by the comprehensions (`all`, `map`, ...) of an expression.
+fn comprehension_variables(e: &IdedExpr) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        if let Expr::Comprehension(c) = &e.expr {
+            found.push(c.iter_var.clone());
+            found.extend(c.iter_var2.clone());
+            found.push(c.accu_var.clone());
+        }
+        stack.extend(children(&e.expr));
+    }
+    found
+}
+
+fn evident(e: &IdedExpr) -> Option<Evident> {
+    match &e.expr {
+        Expr::Literal(LiteralValue::Boolean(_)) => Some(Evident::Bool),
+        Expr::Literal(LiteralValue::String(_)) => Some(Evident::String),
+        Expr::Literal(LiteralValue::Null) => Some(Evident::Null),
+        Expr::Literal(LiteralValue::Bytes(_)) => None,
+        Expr::Literal(_) => Some(Evident::Number),
+        Expr::List(_) => Some(Evident::List),
+        Expr::Map(_) => Some(Evident::Map),
+        Expr::Call(call) => match call.func_name.as_str() {
+            operators::LOGICAL_AND
+            | operators::LOGICAL_OR
+            | operators::LOGICAL_NOT
+            | operators::EQUALS
+            | operators::NOT_EQUALS
+            | operators::LESS
+            | operators::LESS_EQUALS
+            | operators::GREATER
+            | operators::GREATER_EQUALS
+            | operators::IN
+            | "startsWith"
+            | "endsWith"
+            | "contains"
+            | "matches" => Some(Evident::Bool),
+            "lowerAscii" | "upperAscii" | "trim" | "replace" | "substring" | "string" => {
+                Some(Evident::String)
+            }
+            operators::CONDITIONAL => {
+                let (a, b) = (evident(call.args.get(1)?)?, evident(call.args.get(2)?)?);
+                (a == b).then_some(a)
+            }
+            operators::ADD => match (evident(call.args.first()?), evident(call.args.get(1)?)) {
+                (Some(a), Some(b)) if a == b => Some(a),
+                _ => None,
+            },
+            _ => None,
+        },
+        Expr::Comprehension(c) => match &c.result.expr {
+            Expr::Ident(n) if *n == c.accu_var => evident(&c.accu_init),
+            _ => None,
+        },
+        _ => None,
+    }
+}
