@@ -208,12 +208,12 @@ async fn endpoints(
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
     // Read first: invalid keys or --authentication-config stop the start.
-    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
     let authentication = jwt::startup::from_config(
         &config,
-        token_issuer.api_audiences().to_vec(),
-        token_issuer.issuers().to_vec(),
+        config.service_accounts.api_audiences.clone(),
+        config.service_accounts.issuers.clone(),
     )?;
+    let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
     let backend: Arc<dyn Storage> = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
