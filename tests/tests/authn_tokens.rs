@@ -152,7 +152,12 @@ fn token_reviews_and_refusals_over_https() {
     assert_eq!(code, 201, "{good}");
     assert_eq!(
         good["status"],
-        json!({"authenticated": true, "user": {"username": "alice", "uid": "1001", "groups": ["devs", "system:authenticated"]}})
+        json!({
+            "authenticated": true,
+            "user": {"username": "alice", "uid": "1001", "groups": ["devs", "system:authenticated"]},
+            // No audiences asked: the API audiences (the issuer's by default).
+            "audiences": ["https://kubernetes.default.svc.cluster.local"],
+        })
     );
     let (code, bad) = call(&s, Some("bob-token"), "POST", path, Some(&review("nope")));
     assert_eq!(
