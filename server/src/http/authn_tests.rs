@@ -3,31 +3,20 @@
 //! tokens refused (and nothing written), anonymous on, off and per path,
 //! TokenReview and SelfSubjectReview as kube-apiserver answers them.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use clap::Parser;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch as signal;
+use tokio::net::TcpStream;
 
 use super::*;
-use crate::api::kinds;
-use crate::api::store::Store;
-use crate::config::{Config, Flags};
-use crate::http::health::Health;
+use crate::http::test_server::{self, TestServer};
 use crate::request::Pipeline;
-use crate::request::admission::Chain;
 use crate::request::authn::anonymous::Anonymous;
-use crate::request::authn::service_account::TokenIssuer;
 use crate::request::authn::token::Bearer;
 use crate::request::authn::token_file::TokenFile;
 use crate::request::authn::{Authenticator, Authenticators, setup};
 use crate::request::authz::{self, Authorizer, Authorizers, Decision};
-use crate::storage::Storage;
-use crate::storage::embedded::Embedded;
 use crate::util::maybe_async::MaybeAsync;
 
 const TOKENS: &str = "alice-token,alice,1001,\"devs,ops\"\nbob-token,bob,1002\n";
@@ -44,56 +33,24 @@ impl Authorizer for AllowAll {
     }
 }
 
-struct Server {
-    addr: SocketAddr,
-    stop: signal::Sender<bool>,
-    _dir: tempfile::TempDir,
-}
+type Server = TestServer;
 
 /// A server whose bearer tokens are `TOKENS` and whose fallback is `anonymous`.
 async fn start(anonymous: Option<Anonymous>) -> Server {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let storage: Arc<dyn Storage> = Arc::new(Embedded::open(dir.path()).expect("store"));
-    let config = Arc::new(Config::from(Flags::parse_from([
-        "cairn-apiserver",
-        "--api-domain",
-        "k8s.io",
-    ])));
-    let registry = Arc::new(kinds::builtin(&config));
-    let file = TokenFile::parse(TOKENS, "tokens.csv").expect("valid token file");
-    let tokens = setup::cached_tokens(vec![Arc::new(file)]);
-    setup::register_reviews(&registry, "k8s.io", Arc::clone(&tokens), Vec::new());
-    let fallback = anonymous.map(|a| Arc::new(a) as Arc<dyn Authenticator>);
-    let pipeline = Pipeline {
-        authenticators: Authenticators::new(
-            vec![Arc::new(Bearer::new(tokens, Vec::new()))],
-            fallback,
-        ),
-        authorizers: Authorizers::new(vec![Arc::new(AllowAll)]),
-    };
-    let (stop, shutdown) = signal::channel(false);
-    let token_issuer = TokenIssuer::load(&config.service_accounts, dir.path()).expect("keys");
-    let state = Arc::new(AppState {
-        store: Store::new(storage, registry, Arc::new(Chain::default())),
-        config,
-        health: Arc::new(Health::new(Duration::ZERO, &[])),
-        shutdown: shutdown.clone(),
-        openapi: openapi::Documents::default(),
-        token_issuer,
-    });
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let endpoint = Endpoint {
-        listener,
-        tls: None,
-        pipeline: Arc::new(pipeline),
-    };
-    tokio::spawn(serve(state, endpoint, shutdown));
-    Server {
-        addr,
-        stop,
-        _dir: dir,
-    }
+    test_server::start(&["--api-domain", "k8s.io"], |registry| {
+        let file = TokenFile::parse(TOKENS, "tokens.csv").expect("valid token file");
+        let tokens = setup::cached_tokens(vec![Arc::new(file)]);
+        setup::register_reviews(registry, "k8s.io", Arc::clone(&tokens), Vec::new());
+        let fallback = anonymous.map(|a| Arc::new(a) as Arc<dyn Authenticator>);
+        Pipeline {
+            authenticators: Authenticators::new(
+                vec![Arc::new(Bearer::new(tokens, Vec::new()))],
+                fallback,
+            ),
+            authorizers: Authorizers::new(vec![Arc::new(AllowAll)]),
+        }
+    })
+    .await
 }
 
 /// Status code and body (JSON when it is JSON) of one HTTP/1.1 request.

@@ -160,3 +160,5 @@ pub async fn handle(
 mod authn_tests;
 #[cfg(test)]
 mod pipeline_tests;
+#[cfg(test)]
+mod test_server;

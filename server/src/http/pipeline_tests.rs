@@ -2,28 +2,17 @@
 //! whose authenticator knows one token and whose authorizer allows one
 //! path refuses health, discovery, OpenAPI, `/version` and resources alike.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use clap::Parser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch as signal;
+use tokio::net::TcpStream;
 
 use super::*;
-use crate::api::kinds;
-use crate::api::store::Store;
-use crate::config::{Config, Flags};
-use crate::http::health::Health;
+use crate::http::test_server::{self, TestServer};
 use crate::request::Pipeline;
-use crate::request::admission::Chain;
-use crate::request::authn::service_account::TokenIssuer;
 use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::{self, Authorizer, Authorizers, Decision};
 use crate::request::user::UserInfo;
-use crate::storage::Storage;
-use crate::storage::embedded::Embedded;
 use crate::util::maybe_async::MaybeAsync;
 
 /// `Authorization: Bearer good` is jane; other tokens are refused.
@@ -69,40 +58,10 @@ impl Authorizer for LivezOnly {
     }
 }
 
-struct Server {
-    addr: SocketAddr,
-    stop: signal::Sender<bool>,
-    _dir: tempfile::TempDir,
-}
+type Server = TestServer;
 
 async fn start(pipeline: Pipeline) -> Server {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let storage: Arc<dyn Storage> = Arc::new(Embedded::open(dir.path()).expect("store"));
-    let config = Arc::new(Config::from(Flags::parse_from(["cairn-apiserver"])));
-    let registry = Arc::new(kinds::builtin(&config));
-    let token_issuer = TokenIssuer::load(&config.service_accounts, dir.path()).expect("keys");
-    let (stop, shutdown) = signal::channel(false);
-    let state = Arc::new(AppState {
-        store: Store::new(storage, registry, Arc::new(Chain::default())),
-        config,
-        health: Arc::new(Health::new(Duration::ZERO, &[])),
-        shutdown: shutdown.clone(),
-        openapi: openapi::Documents::default(),
-        token_issuer,
-    });
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let endpoint = Endpoint {
-        listener,
-        tls: None,
-        pipeline: Arc::new(pipeline),
-    };
-    tokio::spawn(serve(state, endpoint, shutdown));
-    Server {
-        addr,
-        stop,
-        _dir: dir,
-    }
+    test_server::start(&[], |_| pipeline).await
 }
 
 /// Status code and body of one HTTP/1.1 request.
