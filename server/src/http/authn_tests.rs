@@ -6,8 +6,6 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use super::*;
 use crate::http::test_server::{self, TestServer};
@@ -61,26 +59,12 @@ async fn call(
     token: Option<&str>,
     body: Option<&Value>,
 ) -> (u16, Value) {
-    let mut stream = TcpStream::connect(server.addr).await.expect("connect");
-    let auth = token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
+    let auth = token.map(|t| format!("Authorization: Bearer {t}"));
+    let mut headers = vec!["Content-Type: application/json"];
+    headers.extend(auth.as_deref());
     let payload = body.map_or_else(String::new, Value::to_string);
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: cairn\r\nConnection: close\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{payload}",
-        payload.len()
-    );
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let code = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .expect("a status line");
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b)
-        .unwrap_or_default();
+    let (code, body) = server.exchange(method, path, &headers, &payload).await;
+    let body = body.as_str();
     let value = serde_json::from_str(body).unwrap_or_else(|_| Value::String(body.to_string()));
     (code, value)
 }

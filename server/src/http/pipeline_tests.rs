@@ -4,9 +4,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
 use super::*;
 use crate::http::test_server::{self, TestServer};
 use crate::request::Pipeline;
@@ -64,25 +61,9 @@ async fn start(pipeline: Pipeline) -> Server {
     test_server::start(&[], |_| pipeline).await
 }
 
-/// Status code and body of one HTTP/1.1 request.
+/// Status code and body of one GET.
 async fn get(server: &Server, path: &str, headers: &[&str]) -> (u16, String) {
-    let mut stream = TcpStream::connect(server.addr).await.expect("connect");
-    let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: cairn\r\nConnection: close\r\n{extra}\r\n");
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let code = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .expect("a status line");
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (code, body)
+    server.exchange("GET", path, headers, "").await
 }
 
 fn message(body: &str) -> String {

@@ -65,3 +65,39 @@ pub async fn start(
         _dir: dir,
     }
 }
+
+impl TestServer {
+    /// One HTTP/1.1 request (`headers` as `Name: value` lines) on a fresh
+    /// connection: the status code and the body as text.
+    pub async fn exchange(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[&str],
+        body: &str,
+    ) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(self.addr)
+            .await
+            .expect("connect");
+        let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: cairn\r\nConnection: close\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.expect("send");
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.expect("read");
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let code = text
+            .split(' ')
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("a status line");
+        let body = text
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (code, body)
+    }
+}

@@ -16,8 +16,9 @@ use super::cost::estimate;
 use super::library;
 use super::shape::Shape;
 
-/// Identifiers every expression may use besides its variables (type names).
-const TYPE_IDENTS: &[&str] = &[
+/// Identifiers every expression may use besides its variables (type names);
+/// CRD rules share them.
+pub(super) const TYPE_IDENTS: &[&str] = &[
     "int",
     "uint",
     "double",

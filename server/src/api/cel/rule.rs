@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::compile::compile;
 use super::cost::{UndefinedField, estimate};
+use super::expression::TYPE_IDENTS;
 use super::shape::Shape;
 use crate::api::schema::{ErrorType, FieldError, Schema};
 
@@ -71,23 +72,8 @@ const REASONS: [&str; 4] = [
     "FieldValueRequired",
 ];
 
-/// Identifiers a rule may use besides its variables.
-const KNOWN_IDENTS: &[&str] = &[
-    "self",
-    "oldSelf",
-    "int",
-    "uint",
-    "double",
-    "bool",
-    "string",
-    "bytes",
-    "list",
-    "map",
-    "null_type",
-    "type",
-    "optional",
-    "dyn",
-];
+/// The variables a rule may use (besides type names, `TYPE_IDENTS`).
+const RULE_VARIABLES: &[&str] = &["self", "oldSelf"];
 
 /// Reads and compiles the rules of `schema` (`doc` is the keyword's value,
 /// `at` its path). Problems are appended to `errors`.
@@ -281,7 +267,10 @@ fn check(program: &Program, source: &str, vars: &[(&str, Shape)]) -> Result<u64,
     let references = program.references();
     let comprehension_vars = comprehension_variables(program.expression());
     for name in references.variables() {
-        if !KNOWN_IDENTS.contains(&name) && !comprehension_vars.iter().any(|v| v == name) {
+        if !RULE_VARIABLES.contains(&name)
+            && !TYPE_IDENTS.contains(&name)
+            && !comprehension_vars.iter().any(|v| v == name)
+        {
             return Err(format!(
                 "ERROR: <input>:1:1: undeclared reference to '{name}' (in container '')\n | {source}"
             ));
