@@ -24,6 +24,8 @@ use crate::request::authn::setup;
 use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
 use crate::request::authn::{Authenticator, Authenticators};
+use crate::request::authz::rbac::escalation::EscalationCheck;
+use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
@@ -51,14 +53,28 @@ pub struct AppState {
     pub token_issuer: Arc<TokenIssuer>,
 }
 
-/// The admission plugins every write passes, in order.
+/// The admission plugins every write passes, in order; RBAC's escalation
+/// prevention when the authorizer chain is known.
 #[must_use]
-pub fn admission_chain(storage: &Arc<dyn Storage>, registry: &Registry) -> admission::Chain {
+pub fn admission_chain(
+    storage: &Arc<dyn Storage>,
+    registry: &Registry,
+    authorization: Option<&Authorization>,
+    domain: &str,
+) -> admission::Chain {
     let namespaces = registry
         .lookup("", "v1", "namespaces")
         .expect("namespaces are built in");
     let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
-    admission::Chain::new(Vec::new(), vec![lifecycle])
+    let mut validating: Vec<Arc<dyn admission::ValidatingAdmission>> = vec![lifecycle];
+    if let Some(authorization) = authorization {
+        validating.push(Arc::new(EscalationCheck::new(
+            authorization.rbac.clone(),
+            Arc::clone(&authorization.authorizers),
+            &authz_setup::rbac_group(domain),
+        )));
+    }
+    admission::Chain::new(Vec::new(), validating)
 }
 
 /// Resolves when the process is asked to stop.
@@ -156,6 +172,7 @@ async fn endpoints(
     config: &Config,
     bearer: &BearerTokens,
     anonymous: Option<Arc<dyn Authenticator>>,
+    authorization: &Authorization,
 ) -> Result<Vec<Endpoint>, String> {
     let mut endpoints = Vec::new();
     if config.secure_port != 0 {
@@ -174,7 +191,10 @@ async fn endpoints(
             .map_err(|e| format!("admin kubeconfig: {e}"))?;
         }
         let authenticators = secure_authenticators(&serving, bearer, anonymous)?;
-        let pipeline = Arc::new(Pipeline::secure_port(authenticators));
+        let pipeline = Arc::new(Pipeline::secure_port(
+            authenticators,
+            Arc::clone(&authorization.authorizers),
+        ));
         tracing::info!(address = %bound, "serving HTTPS");
         endpoints.push(Endpoint {
             listener,
@@ -207,7 +227,9 @@ async fn endpoints(
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
-    // Read first: invalid keys or --authentication-config stop the start.
+    // Read first: invalid flags, keys or --authentication-config stop the
+    // start before anything is written.
+    config.authorization.modes()?;
     let authentication = jwt::startup::from_config(
         &config,
         config.service_accounts.api_audiences.clone(),
@@ -222,8 +244,14 @@ pub async fn run(config: Config) -> Result<(), String> {
     let storage: Arc<dyn Storage> =
         Arc::new(TransformingStorage::new(backend, Transformers::identity()));
     let registry = Arc::new(kinds::builtin(&config));
-    let admission = Arc::new(admission_chain(&storage, &registry));
     let (stop_tx, stop_rx) = watch::channel(false);
+    let authorization = authz_setup::authorization(&config, &storage, &registry, &stop_rx).await?;
+    let admission = Arc::new(admission_chain(
+        &storage,
+        &registry,
+        Some(&authorization),
+        &config.api_domain,
+    ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     let state = Arc::new(AppState {
         store: Store::new(Arc::clone(&storage), registry, admission),
@@ -238,6 +266,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         &config,
         &bearer,
         anonymous(&config, authentication.as_ref()),
+        &authorization,
     )
     .await?;
 

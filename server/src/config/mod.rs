@@ -1,6 +1,7 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
 pub mod authn;
+pub mod authorization;
 pub mod feature_gates;
 pub mod service_accounts;
 
@@ -12,6 +13,7 @@ use clap::Parser;
 use parking_lot::Mutex;
 
 use crate::util::duration;
+pub use authorization::AuthorizationFlags;
 pub use feature_gates::FeatureGates;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
@@ -93,6 +95,8 @@ pub struct Flags {
     /// anonymous section; re-read when it changes.
     #[arg(long)]
     pub authentication_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub authorization: AuthorizationFlags,
 }
 
 /// The running configuration.
@@ -122,6 +126,7 @@ pub struct Config {
     pub anonymous_auth: Option<bool>,
     pub service_accounts: ServiceAccountConfig,
     pub authentication_config: Option<PathBuf>,
+    pub authorization: AuthorizationFlags,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -151,6 +156,7 @@ impl From<Flags> for Config {
             anonymous_auth: f.anonymous_auth,
             service_accounts: f.service_accounts.into(),
             authentication_config: f.authentication_config,
+            authorization: f.authorization,
             bound: Mutex::new(None),
         }
     }

@@ -45,7 +45,7 @@ async fn start(anonymous: Option<Anonymous>) -> Server {
                 vec![Arc::new(Bearer::new(tokens, Vec::new()))],
                 fallback,
             ),
-            authorizers: Authorizers::new(vec![Arc::new(AllowAll)]),
+            authorizers: Arc::new(Authorizers::new(vec![Arc::new(AllowAll)])),
         }
     })
     .await

@@ -48,7 +48,7 @@ impl Authorizer for LivezOnly {
             info.path,
             info.is_resource_request()
         ));
-        MaybeAsync::Ready(Ok(match (info.verb, info.path.as_str()) {
+        MaybeAsync::Ready(Ok(match (info.verb.as_ref(), info.path.as_str()) {
             ("get", "/livez") => Decision::Allow,
             _ => Decision::NoOpinion(String::new()),
         }))
@@ -76,7 +76,9 @@ async fn health_discovery_and_resources_pass_a_custom_pipeline() {
     let asked = Arc::new(Mutex::new(Vec::new()));
     let server = start(Pipeline {
         authenticators: Authenticators::new(vec![Arc::new(OneToken)], None),
-        authorizers: Authorizers::new(vec![Arc::new(LivezOnly(Arc::clone(&asked)))]),
+        authorizers: Arc::new(Authorizers::new(vec![Arc::new(LivezOnly(Arc::clone(
+            &asked,
+        )))])),
     })
     .await;
     let jane = ["Authorization: Bearer good"];

@@ -3,6 +3,8 @@
 //! before anything else. Authorization, admission and audit read it; the
 //! router dispatches on it.
 
+use std::borrow::Cow;
+
 use http::Method;
 
 use crate::api::selectors::FieldSelector;
@@ -30,7 +32,8 @@ pub struct RequestInfo {
     /// Kubernetes' verb: for resource requests get, list, watch, create,
     /// update, patch, delete, deletecollection (`""` for other methods);
     /// for other paths the method in lower case.
-    pub verb: &'static str,
+    /// Any string when built for an access review (`use`, `escalate`).
+    pub verb: Cow<'static, str>,
     pub path: String,
     /// `None` for a non-resource request (health, discovery, OpenAPI,
     /// `/version`, unknown paths).
@@ -56,7 +59,7 @@ impl RequestInfo {
     ) -> RequestInfo {
         let Some(mut target) = resource_target(&path) else {
             return RequestInfo {
-                verb: non_resource_verb(method),
+                verb: Cow::Borrowed(non_resource_verb(method)),
                 path,
                 resource: None,
             };
@@ -66,7 +69,7 @@ impl RequestInfo {
             target.selected_name = field_selector.and_then(selected_name);
         }
         RequestInfo {
-            verb,
+            verb: Cow::Borrowed(verb),
             path,
             resource: Some(target),
         }

@@ -14,8 +14,10 @@ fn target(path: &str) -> ResourceInfo {
         .unwrap_or_else(|| panic!("{path} is not a resource request"))
 }
 
-fn verb(method: Method, path: &str, watch: Option<&str>) -> &'static str {
-    RequestInfo::new(&method, path.to_string(), watch, None).verb
+fn verb(method: Method, path: &str, watch: Option<&str>) -> String {
+    RequestInfo::new(&method, path.to_string(), watch, None)
+        .verb
+        .into_owned()
 }
 
 #[test]
@@ -87,7 +89,7 @@ fn other_paths_are_non_resource_requests() {
         let i = info(Method::GET, path);
         assert!(!i.is_resource_request(), "{path}");
         assert_eq!(
-            (i.verb, i.path.as_str(), i.namespace(), i.name()),
+            (i.verb.as_ref(), i.path.as_str(), i.namespace(), i.name()),
             ("get", path, "", "")
         );
     }
@@ -193,7 +195,7 @@ fn a_field_selector_on_the_name_names_a_list_or_watch() {
     };
     let all = "/api/v1/namespaces/ns/pods";
     let i = get(all, None, "metadata.name=web");
-    assert_eq!((i.verb, i.name()), ("list", "web"));
+    assert_eq!((i.verb.as_ref(), i.name()), ("list", "web"));
     assert_eq!(i.resource.as_ref().and_then(|r| r.name.as_deref()), None);
     assert_eq!(
         get(all, Some("true"), "metadata.name==web,spec.nodeName=n").name(),
@@ -207,5 +209,8 @@ fn a_field_selector_on_the_name_names_a_list_or_watch() {
     let named = get("/api/v1/namespaces/ns/pods/p", None, "metadata.name=other");
     assert_eq!(named.name(), "p");
     let delete = RequestInfo::new(&Method::DELETE, all.into(), None, Some("metadata.name=web"));
-    assert_eq!((delete.verb, delete.name()), ("deletecollection", ""));
+    assert_eq!(
+        (delete.verb.as_ref(), delete.name()),
+        ("deletecollection", "")
+    );
 }

@@ -16,16 +16,16 @@ use std::sync::Arc;
 
 use crate::api::error::ApiError;
 use authn::{Authenticators, RequestHead, insecure::InsecurePort};
-use authz::{
-    Attributes, Authorizers, authenticated::AuthenticatedUsers, privileged::PrivilegedGroups,
-};
+use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
 use info::RequestInfo;
 use user::UserInfo;
 
 /// Authentication and authorization, as one listener configures them.
 pub struct Pipeline {
     pub authenticators: Authenticators,
-    pub authorizers: Authorizers,
+    /// Shared with what else asks the chain (access reviews, escalation
+    /// checks, CEL's authorizer library).
+    pub authorizers: Arc<Authorizers>,
 }
 
 impl Pipeline {
@@ -35,21 +35,19 @@ impl Pipeline {
     pub fn insecure_port() -> Pipeline {
         Pipeline {
             authenticators: Authenticators::new(vec![Arc::new(InsecurePort::new())], None),
-            authorizers: Authorizers::new(vec![Arc::new(PrivilegedGroups::masters())]),
+            authorizers: Arc::new(Authorizers::new(vec![
+                Arc::new(PrivilegedGroups::masters()),
+            ])),
         }
     }
 
-    /// The HTTPS port: the given authenticators; `system:masters` and,
-    /// until RBAC is enforced, every authenticated user may do everything,
-    /// anonymous callers only read health and version.
+    /// The HTTPS port: the given authenticators and authorizer chain
+    /// (`authz::setup`).
     #[must_use]
-    pub fn secure_port(authenticators: Authenticators) -> Pipeline {
+    pub fn secure_port(authenticators: Authenticators, authorizers: Arc<Authorizers>) -> Pipeline {
         Pipeline {
             authenticators,
-            authorizers: Authorizers::new(vec![
-                Arc::new(PrivilegedGroups::masters()),
-                Arc::new(AuthenticatedUsers),
-            ]),
+            authorizers,
         }
     }
 

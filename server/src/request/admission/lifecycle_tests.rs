@@ -227,7 +227,8 @@ async fn a_namespace_terminating_before_the_commit_refuses_the_create() {
             calls: AtomicUsize::new(0),
         });
         interloper = Some(Arc::clone(&racer));
-        crate::app::admission_chain(storage, registry).followed_by(Vec::new(), vec![racer])
+        crate::app::admission_chain(storage, registry, None, "k8s.io")
+            .followed_by(Vec::new(), vec![racer])
     });
     f.namespace("team").await;
     let err = f

@@ -2,11 +2,18 @@
 //! and the first with an opinion (allow or deny) decides; when none has
 //! one, the request is forbidden. Non-resource requests (health,
 //! discovery, `/version`) are authorized by path, with the method as verb.
+//! Each authorizer can also say what it would allow a user in a namespace
+//! (SelfSubjectRulesReview, escalation checks).
 
-pub mod authenticated;
+pub mod always;
 pub mod privileged;
+pub mod rbac;
+pub mod rules;
+pub mod setup;
 
 use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use crate::api::error::ApiError;
 use crate::request::info::RequestInfo;
@@ -36,39 +43,113 @@ pub trait Authorizer: Send + Sync {
         &'a self,
         attrs: &'a Attributes<'a>,
     ) -> MaybeAsync<'a, Result<Decision, ApiError>>;
+
+    /// What this authorizer would allow `user` in `namespace` (`""`: at
+    /// the cluster scope). Authorizers that cannot enumerate their policy
+    /// (webhooks) say the list is incomplete.
+    fn rules_for(&self, _user: &UserInfo, _namespace: &str) -> rules::RulesFor {
+        rules::RulesFor::incomplete()
+    }
 }
 
-/// The authorizers in the order they are asked.
+/// The chain's verdict with what led to it, as access reviews report it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// Denied by an authorizer (not merely allowed by none).
+    pub denied: bool,
+    /// The denying authorizer's reason, or every reason given when none
+    /// had an opinion.
+    pub reason: String,
+    /// Authorizers that failed, joined.
+    pub evaluation_error: String,
+}
+
+/// The authorizers in the order they are asked. The list can be replaced
+/// while serving (a reloaded `--authorization-config`).
 pub struct Authorizers {
-    union: Vec<Arc<dyn Authorizer>>,
+    union: RwLock<Arc<[Arc<dyn Authorizer>]>>,
 }
 
 impl Authorizers {
     #[must_use]
     pub fn new(union: Vec<Arc<dyn Authorizer>>) -> Authorizers {
-        Authorizers { union }
+        Authorizers {
+            union: RwLock::new(union.into()),
+        }
+    }
+
+    /// Swaps in a new chain; requests already being decided finish with
+    /// the old one.
+    pub fn replace(&self, union: Vec<Arc<dyn Authorizer>>) {
+        *self.union.write() = union.into();
+    }
+
+    /// The chain as it is now.
+    #[must_use]
+    pub fn current(&self) -> Arc<[Arc<dyn Authorizer>]> {
+        Arc::clone(&self.union.read())
     }
 
     /// `Ok` if allowed, else 403 (or 500 if an authorizer failed).
     pub async fn authorize(&self, attrs: &Attributes<'_>) -> Result<(), ApiError> {
+        let verdict = self.decide(attrs).await;
+        if verdict.allowed {
+            return Ok(());
+        }
+        if !verdict.denied && !verdict.evaluation_error.is_empty() {
+            return Err(ApiError::Internal(verdict.evaluation_error));
+        }
+        Err(forbidden(attrs, &verdict.reason))
+    }
+
+    /// Asks the chain in order; the first opinion decides.
+    pub async fn decide(&self, attrs: &Attributes<'_>) -> Verdict {
+        let union = self.current();
         let mut reasons: Vec<String> = Vec::new();
-        let mut failure = None;
-        for authorizer in &self.union {
+        let mut errors: Vec<String> = Vec::new();
+        for authorizer in union.iter() {
             match authorizer.authorize(attrs).resolve().await {
-                Ok(Decision::Allow) => return Ok(()),
-                Ok(Decision::Deny(reason)) => return Err(forbidden(attrs, &reason)),
+                Ok(Decision::Allow) => {
+                    return Verdict {
+                        allowed: true,
+                        reason: String::new(),
+                        evaluation_error: errors.join("; "),
+                        ..Verdict::default()
+                    };
+                }
+                Ok(Decision::Deny(reason)) => {
+                    return Verdict {
+                        denied: true,
+                        reason,
+                        evaluation_error: errors.join("; "),
+                        ..Verdict::default()
+                    };
+                }
                 Ok(Decision::NoOpinion(reason)) => {
                     if !reason.is_empty() {
                         reasons.push(reason);
                     }
                 }
-                Err(e) => failure = Some(e),
+                Err(e) => errors.push(e.to_string()),
             }
         }
-        if let Some(e) = failure {
-            return Err(ApiError::Internal(e.to_string()));
+        Verdict {
+            reason: reasons.join("\n"),
+            evaluation_error: errors.join("; "),
+            ..Verdict::default()
         }
-        Err(forbidden(attrs, &reasons.join("\n")))
+    }
+
+    /// What the chain would allow `user` in `namespace`: every
+    /// authorizer's rules, incomplete if any is.
+    #[must_use]
+    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> rules::RulesFor {
+        let mut all = rules::RulesFor::default();
+        for authorizer in self.current().iter() {
+            all.absorb(authorizer.rules_for(user, namespace));
+        }
+        all
     }
 }
 
@@ -81,7 +162,7 @@ impl Authorizers {
 pub fn forbidden(attrs: &Attributes<'_>, reason: &str) -> ApiError {
     let user = &attrs.user.name;
     let info = attrs.info;
-    let verb = info.verb;
+    let verb = &info.verb;
     let (group, qualified, mut message) = match &info.resource {
         None => (
             String::new(),

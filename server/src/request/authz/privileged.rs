@@ -3,8 +3,10 @@
 //! chain); everyone else is left to the authorizers after it.
 
 use crate::api::error::ApiError;
+use crate::request::authz::always::AlwaysAllow;
+use crate::request::authz::rules::RulesFor;
 use crate::request::authz::{Attributes, Authorizer, Decision};
-use crate::request::user::MASTERS;
+use crate::request::user::{MASTERS, UserInfo};
 use crate::util::maybe_async::MaybeAsync;
 
 pub struct PrivilegedGroups {
@@ -32,5 +34,13 @@ impl Authorizer for PrivilegedGroups {
         } else {
             Decision::NoOpinion(String::new())
         }))
+    }
+
+    fn rules_for(&self, user: &UserInfo, namespace: &str) -> RulesFor {
+        if self.groups.iter().any(|g| user.in_group(g)) {
+            AlwaysAllow.rules_for(user, namespace)
+        } else {
+            RulesFor::default()
+        }
     }
 }

@@ -85,7 +85,9 @@ pub async fn start(flags: &[&str]) -> Fixture {
             vec![Arc::new(bearer)],
             Some(Arc::new(InsecurePort::new())),
         ),
-        authorizers: Authorizers::new(vec![Arc::new(Everyone(Arc::clone(&last_user)))]),
+        authorizers: Arc::new(Authorizers::new(vec![Arc::new(Everyone(Arc::clone(
+            &last_user,
+        )))])),
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

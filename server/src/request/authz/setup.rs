@@ -1,0 +1,57 @@
+//! The secure port's authorizer chain, from `--authorization-mode` (or
+//! `--authorization-config`): `system:masters` first, as Kubernetes puts
+//! its privileged group before every mode, then each mode in order. RBAC's
+//! caches are started whatever the modes, because escalation prevention
+//! on roles and bindings reads them.
+
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::always::{AlwaysAllow, AlwaysDeny};
+use super::privileged::PrivilegedGroups;
+use super::rbac::{Rbac, informers};
+use super::{Authorizer, Authorizers};
+use crate::api::registry::Registry;
+use crate::config::Config;
+use crate::storage::Storage;
+
+/// The chain and the RBAC authorizer it may contain.
+pub struct Authorization {
+    pub authorizers: Arc<Authorizers>,
+    pub rbac: Rbac,
+}
+
+/// The RBAC API group at the configured domain.
+#[must_use]
+pub fn rbac_group(domain: &str) -> String {
+    format!("rbac.authorization.{domain}")
+}
+
+/// Builds the chain the flags describe; an error is one line naming the flag.
+pub async fn authorization(
+    config: &Config,
+    storage: &Arc<dyn Storage>,
+    registry: &Registry,
+    stop: &watch::Receiver<bool>,
+) -> Result<Authorization, String> {
+    let modes = config.authorization.modes()?;
+    let rbac = informers::start(storage, registry, &rbac_group(&config.api_domain), stop).await;
+    let mut chain: Vec<Arc<dyn Authorizer>> = vec![Arc::new(PrivilegedGroups::masters())];
+    for mode in &modes {
+        chain.push(match mode.as_str() {
+            "RBAC" => Arc::new(rbac.clone()),
+            "AlwaysAllow" => Arc::new(AlwaysAllow),
+            "AlwaysDeny" => Arc::new(AlwaysDeny),
+            other => {
+                return Err(format!(
+                    "--authorization-mode: mode {other:?} is not available in this build"
+                ));
+            }
+        });
+    }
+    Ok(Authorization {
+        authorizers: Arc::new(Authorizers::new(chain)),
+        rbac,
+    })
+}
