@@ -2,6 +2,7 @@
 
 pub mod authn;
 pub mod authorization;
+pub mod authz;
 pub mod feature_gates;
 pub mod service_accounts;
 

@@ -205,7 +205,7 @@ fn mapping(
     })
 }
 
-fn join(at: &str, key: &str) -> String {
+pub(in crate::config) fn join(at: &str, key: &str) -> String {
     if at.is_empty() {
         key.to_owned()
     } else {
@@ -213,7 +213,10 @@ fn join(at: &str, key: &str) -> String {
     }
 }
 
-fn present<'a>(fields: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+pub(in crate::config) fn present<'a>(
+    fields: &'a Map<String, Value>,
+    key: &str,
+) -> Option<&'a Value> {
     fields.get(key).filter(|v| !v.is_null())
 }
 
@@ -236,11 +239,18 @@ fn mismatch(at: &str, expected: &str, v: &Value) -> String {
     )
 }
 
-fn object<'a>(v: &'a Value, at: &str) -> Result<&'a Map<String, Value>, String> {
+pub(in crate::config) fn object<'a>(
+    v: &'a Value,
+    at: &str,
+) -> Result<&'a Map<String, Value>, String> {
     v.as_object().ok_or_else(|| mismatch(at, "object", v))
 }
 
-fn known(fields: &Map<String, Value>, at: &str, allowed: &[&str]) -> Result<(), String> {
+pub(in crate::config) fn known(
+    fields: &Map<String, Value>,
+    at: &str,
+    allowed: &[&str],
+) -> Result<(), String> {
     match fields.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(unknown) => Err(format!(
             "strict decoding error: unknown field \"{}\"",
@@ -250,7 +260,11 @@ fn known(fields: &Map<String, Value>, at: &str, allowed: &[&str]) -> Result<(), 
     }
 }
 
-fn string(fields: &Map<String, Value>, at: &str, key: &str) -> Result<String, String> {
+pub(in crate::config) fn string(
+    fields: &Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Result<String, String> {
     match present(fields, key) {
         None => Ok(String::new()),
         Some(Value::String(s)) => Ok(s.clone()),
@@ -258,7 +272,11 @@ fn string(fields: &Map<String, Value>, at: &str, key: &str) -> Result<String, St
     }
 }
 
-fn boolean(fields: &Map<String, Value>, at: &str, key: &str) -> Result<bool, String> {
+pub(in crate::config) fn boolean(
+    fields: &Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Result<bool, String> {
     match present(fields, key) {
         None => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
@@ -266,7 +284,11 @@ fn boolean(fields: &Map<String, Value>, at: &str, key: &str) -> Result<bool, Str
     }
 }
 
-fn list<'a>(fields: &'a Map<String, Value>, at: &str, key: &str) -> Result<&'a [Value], String> {
+pub(in crate::config) fn list<'a>(
+    fields: &'a Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Result<&'a [Value], String> {
     match present(fields, key) {
         None => Ok(&[]),
         Some(Value::Array(items)) => Ok(items),
@@ -274,7 +296,11 @@ fn list<'a>(fields: &'a Map<String, Value>, at: &str, key: &str) -> Result<&'a [
     }
 }
 
-fn strings(fields: &Map<String, Value>, at: &str, key: &str) -> Result<Vec<String>, String> {
+pub(in crate::config) fn strings(
+    fields: &Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Result<Vec<String>, String> {
     list(fields, at, key)?
         .iter()
         .enumerate()

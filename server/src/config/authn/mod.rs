@@ -4,7 +4,8 @@
 //! issuers and the anonymous section. Every problem is reported as one line.
 
 mod claims;
-mod decode;
+/// Strict JSON reading, shared with the other configuration files.
+pub(in crate::config) mod decode;
 mod issuer;
 
 #[cfg(test)]
@@ -156,7 +157,7 @@ pub fn parse(data: &[u8], ctx: &Context) -> Result<AuthenticationConfig, Problem
         serde_saphyr::from_str(text).map_err(|e| Problem::Load(one_line(&e.to_string())))?
     };
     let raw = decode::decode(&doc).map_err(Problem::Load)?;
-    check_type(&raw.api_version, &raw.kind, &ctx.api_domain).map_err(Problem::Load)?;
+    check_type(&raw.api_version, &raw.kind, KIND, &ctx.api_domain).map_err(Problem::Load)?;
     let mut errors = Vec::new();
     let config = validate(raw, ctx, &mut errors);
     if errors.is_empty() {
@@ -179,7 +180,7 @@ pub fn check_anonymous_flag(config: &AuthenticationConfig, flag_set: bool) -> Re
     Ok(())
 }
 
-fn one_line(text: &str) -> String {
+pub(in crate::config) fn one_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
@@ -187,7 +188,14 @@ fn one_line(text: &str) -> String {
         .join(" ")
 }
 
-fn check_type(api_version: &str, kind: &str, domain: &str) -> Result<(), String> {
+/// Whether `apiVersion`/`kind` name `expected` at one of the read versions
+/// of `apiserver.config.<domain>`.
+pub(in crate::config) fn check_type(
+    api_version: &str,
+    kind: &str,
+    expected: &str,
+    domain: &str,
+) -> Result<(), String> {
     if kind.is_empty() {
         return Err("Object 'Kind' is missing".into());
     }
@@ -198,7 +206,7 @@ fn check_type(api_version: &str, kind: &str, domain: &str) -> Result<(), String>
     if api_version.is_empty() {
         return Err(format!("Object 'apiVersion' is missing in kind {kind:?}"));
     }
-    if !known || kind != KIND {
+    if !known || kind != expected {
         return Err(format!(
             "no kind {kind:?} is registered for version {api_version:?}"
         ));
@@ -207,7 +215,7 @@ fn check_type(api_version: &str, kind: &str, domain: &str) -> Result<(), String>
 }
 
 /// Go's `utilerrors.Aggregate` text: the error alone, or `[e1, e2]`.
-fn aggregate(errors: &[FieldError]) -> String {
+pub(in crate::config) fn aggregate(errors: &[FieldError]) -> String {
     match errors {
         [one] => one.to_string(),
         many => format!(

@@ -1,0 +1,154 @@
+//! `--authorization-config`: the AuthorizationConfiguration file (spec
+//! 2.7), read strictly (`decode`), validated with kube-apiserver's rules and
+//! wording (`validate`) and compiled into typed values: the ordered
+//! authorizers, webhooks with their match conditions compiled. Every
+//! problem is reported as one line.
+
+mod decode;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::authn::{aggregate, check_type, one_line};
+use crate::api::cel::Expression;
+
+pub use decode::{DEFAULT_AUTHORIZED_TTL, DEFAULT_UNAUTHORIZED_TTL};
+
+const KIND: &str = "AuthorizationConfiguration";
+
+/// A validated configuration: the authorizers in the order they are asked.
+#[derive(Debug)]
+pub struct AuthorizationConfig {
+    pub authorizers: Vec<AuthorizerConfig>,
+}
+
+/// One `authorizers[]` entry.
+#[derive(Debug)]
+pub struct AuthorizerConfig {
+    pub name: String,
+    pub kind: AuthorizerKind,
+}
+
+/// The authorizer types cairn provides (Kubernetes' Node and ABAC are not).
+#[derive(Debug)]
+pub enum AuthorizerKind {
+    Rbac,
+    AlwaysAllow,
+    AlwaysDeny,
+    Webhook(Arc<WebhookConfig>),
+}
+
+/// A webhook authorizer's settings.
+#[derive(Debug)]
+pub struct WebhookConfig {
+    /// The authorizer's name (logs).
+    pub name: String,
+    /// The longest one exchange with the webhook may take, retries included.
+    pub timeout: Duration,
+    /// How long allowed answers are reused; `None`: not cached.
+    pub authorized_ttl: Option<Duration>,
+    /// How long other answers are reused; `None`: not cached.
+    pub unauthorized_ttl: Option<Duration>,
+    pub review_version: ReviewVersion,
+    pub failure_policy: FailurePolicy,
+    pub connection: Connection,
+    /// All must be true for the webhook to be asked.
+    pub match_conditions: Vec<Expression>,
+}
+
+/// The SubjectAccessReview version sent to the webhook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReviewVersion {
+    V1,
+    V1beta1,
+}
+
+impl ReviewVersion {
+    /// `v1` or `v1beta1`.
+    pub fn parse(text: &str) -> Option<ReviewVersion> {
+        match text {
+            "v1" => Some(ReviewVersion::V1),
+            "v1beta1" => Some(ReviewVersion::V1beta1),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewVersion::V1 => "v1",
+            ReviewVersion::V1beta1 => "v1beta1",
+        }
+    }
+}
+
+/// What a webhook that cannot answer (timeout, error status, malformed
+/// answer, failing match condition) decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailurePolicy {
+    NoOpinion,
+    Deny,
+}
+
+/// How the webhook is reached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Connection {
+    /// The cluster, user and context of a kubeconfig file.
+    KubeConfigFile(PathBuf),
+    /// The service-account environment of a pod (`KUBERNETES_SERVICE_HOST`).
+    InCluster,
+}
+
+/// Reads and validates the file at `path` (apiVersion at `domain`).
+pub fn load(path: &Path, domain: &str) -> Result<AuthorizationConfig, String> {
+    let data = std::fs::read(path).map_err(|e| {
+        format!(
+            "failed to read authorization configuration file {:?}: {e}",
+            path.display().to_string()
+        )
+    })?;
+    parse(&data, domain).map_err(|e| match e {
+        Problem::Load(detail) => format!(
+            "failed to load AuthorizationConfiguration from file {:?}: {detail}",
+            path.display().to_string()
+        ),
+        Problem::Invalid(line) => line,
+    })
+}
+
+/// Why a document is refused: it cannot be read as the kind, or it breaks rules.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Problem {
+    Load(String),
+    Invalid(String),
+}
+
+/// Reads and validates a document (YAML or JSON).
+pub fn parse(data: &[u8], domain: &str) -> Result<AuthorizationConfig, Problem> {
+    let text = std::str::from_utf8(data)
+        .map_err(|_| Problem::Load("the file is not UTF-8 text".into()))?;
+    if text.trim().is_empty() {
+        return Err(Problem::Load("empty config data".into()));
+    }
+    let doc: Value = if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| Problem::Load(e.to_string()))?
+    } else {
+        serde_saphyr::from_str(text).map_err(|e| Problem::Load(one_line(&e.to_string())))?
+    };
+    let raw = decode::decode(&doc).map_err(Problem::Load)?;
+    check_type(&raw.api_version, &raw.kind, KIND, domain).map_err(Problem::Load)?;
+    let mut errors = Vec::new();
+    let config = validate::validate(raw, &mut errors);
+    if errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(Problem::Invalid(aggregate(&errors)))
+    }
+}
