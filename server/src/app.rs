@@ -24,6 +24,7 @@ use crate::request::authn::setup;
 use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
 use crate::request::authn::{Authenticator, Authenticators};
+use crate::request::authz::configured as authz_configured;
 use crate::request::authz::rbac::escalation::EscalationCheck;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
@@ -229,7 +230,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
     // Read first: invalid flags, keys or --authentication-config stop the
     // start before anything is written.
-    config.authorization.modes()?;
+    authz_configured::check(&config.authorization, &config.api_domain)?;
     let authentication = jwt::startup::from_config(
         &config,
         config.service_accounts.api_audiences.clone(),

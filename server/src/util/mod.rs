@@ -2,6 +2,7 @@
 //! and values that may have to be waited for.
 
 pub mod duration;
+pub mod file_watch;
 pub mod maybe_async;
 pub mod random;
 pub mod time;

@@ -52,3 +52,22 @@ pub fn to_cel(schema: Option<&Schema>, value: &Value) -> Cel {
         }
     }
 }
+
+/// The CEL form of a Kubernetes object that is not described by a schema
+/// (a SubjectAccessReview spec): every key as written, so
+/// `request.resourceAttributes.namespace` reads the field Kubernetes'
+/// typed bindings expose under that name.
+#[must_use]
+pub fn to_cel_verbatim(value: &Value) -> Cel {
+    match value {
+        Value::Array(items) => Cel::List(Arc::new(items.iter().map(to_cel_verbatim).collect())),
+        Value::Object(fields) => {
+            let map = fields
+                .iter()
+                .map(|(k, v)| (Key::String(Arc::new(k.clone())), to_cel_verbatim(v)))
+                .collect::<HashMap<_, _>>();
+            Cel::Map(Map { map: Arc::new(map) })
+        }
+        scalar => to_cel(None, scalar),
+    }
+}

@@ -10,7 +10,7 @@ use cel::{Context, Program, Value as Cel};
 use serde_json::Value;
 
 use super::PER_CALL_LIMIT;
-use super::bind::to_cel;
+use super::bind::{to_cel, to_cel_verbatim};
 use super::compile::{ENV, compile};
 use super::cost::estimate;
 use super::library;
@@ -139,6 +139,26 @@ impl Expression {
     /// Evaluates with `variables` bound to JSON values, first charging the
     /// bound of its cost to `budget`. Errors are one line.
     pub fn evaluate(&self, variables: &[(&str, &Value)], budget: &mut u64) -> Result<Cel, String> {
+        self.run(variables, budget, |v| to_cel(None, v))
+    }
+
+    /// As `evaluate`, with object keys bound as written rather than
+    /// escaped: for variables that are Kubernetes types (the review spec
+    /// of authorization match conditions), whose fields may be CEL words.
+    pub fn evaluate_verbatim(
+        &self,
+        variables: &[(&str, &Value)],
+        budget: &mut u64,
+    ) -> Result<Cel, String> {
+        self.run(variables, budget, to_cel_verbatim)
+    }
+
+    fn run(
+        &self,
+        variables: &[(&str, &Value)],
+        budget: &mut u64,
+        bind: fn(&Value) -> Cel,
+    ) -> Result<Cel, String> {
         let shapes: Vec<(&str, Shape)> = variables
             .iter()
             .map(|(name, v)| (*name, Shape::of_json(v)))
@@ -153,7 +173,7 @@ impl Expression {
         let mut ctx = Context::with_env(ENV.clone());
         library::register(&mut ctx);
         for (name, value) in variables {
-            ctx.add_variable_from_value(*name, to_cel(None, value));
+            ctx.add_variable_from_value(*name, bind(value));
         }
         self.program
             .execute(&ctx)

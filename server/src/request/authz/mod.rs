@@ -6,10 +6,12 @@
 //! (SelfSubjectRulesReview, escalation checks).
 
 pub mod always;
+pub mod configured;
 pub mod privileged;
 pub mod rbac;
 pub mod rules;
 pub mod setup;
+pub mod webhook;
 
 use std::sync::Arc;
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 
 use super::always::{AlwaysAllow, AlwaysDeny};
+use super::configured;
 use super::privileged::PrivilegedGroups;
 use super::rbac::{Rbac, informers};
 use super::{Authorizer, Authorizers};
@@ -37,12 +38,32 @@ pub async fn authorization(
 ) -> Result<Authorization, String> {
     let modes = config.authorization.modes()?;
     let rbac = informers::start(storage, registry, &rbac_group(&config.api_domain), stop).await;
-    let mut chain: Vec<Arc<dyn Authorizer>> = vec![Arc::new(PrivilegedGroups::masters())];
+    let masters: Arc<dyn Authorizer> = Arc::new(PrivilegedGroups::masters());
+    let mut chain: Vec<Arc<dyn Authorizer>> = vec![Arc::clone(&masters)];
+    if let Some(path) = &config.authorization.authorization_config {
+        let rbac_authorizer: Arc<dyn Authorizer> = Arc::new(rbac.clone());
+        chain.extend(configured::load(
+            path,
+            &config.api_domain,
+            Arc::clone(&rbac_authorizer),
+        )?);
+        let authorizers = Arc::new(Authorizers::new(chain));
+        configured::spawn_reload(
+            path.clone(),
+            config.api_domain.clone(),
+            rbac_authorizer,
+            Arc::clone(&authorizers),
+            vec![masters],
+            stop.clone(),
+        );
+        return Ok(Authorization { authorizers, rbac });
+    }
     for mode in &modes {
         chain.push(match mode.as_str() {
             "RBAC" => Arc::new(rbac.clone()),
             "AlwaysAllow" => Arc::new(AlwaysAllow),
             "AlwaysDeny" => Arc::new(AlwaysDeny),
+            "Webhook" => configured::legacy_webhook(&config.authorization, &config.api_domain)?,
             other => {
                 return Err(format!(
                     "--authorization-mode: mode {other:?} is not available in this build"

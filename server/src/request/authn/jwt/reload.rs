@@ -5,13 +5,12 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use super::JwtAuthenticators;
 use crate::config::authn::{Context, load};
-
-/// How often the file is looked at.
-pub const POLL_INTERVAL: Duration = Duration::from_secs(2);
+use crate::util::file_watch::FileWatch;
+pub use crate::util::file_watch::POLL_INTERVAL;
 
 /// Watches `path` every `interval` until `authenticators` is dropped.
 pub fn watch(
@@ -21,24 +20,16 @@ pub fn watch(
     interval: Duration,
 ) -> tokio::task::JoinHandle<()> {
     let weak = Arc::downgrade(authenticators);
-    let mut seen = stamp(&path);
-    let mut contents = std::fs::read(&path).ok();
+    let mut file = FileWatch::new(&path);
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(interval).await;
             let Some(authenticators) = weak.upgrade() else {
                 return;
             };
-            let now = stamp(&path);
-            if now == seen {
+            if !file.changed() {
                 continue;
             }
-            seen = now;
-            let fresh = std::fs::read(&path).ok();
-            if fresh.is_some() && fresh == contents {
-                continue;
-            }
-            contents = fresh;
             match load(&path, &ctx).and_then(|config| authenticators.replace(&config.jwt)) {
                 Ok(()) => tracing::info!(
                     path = %path.display(),
@@ -52,9 +43,4 @@ pub fn watch(
             }
         }
     })
-}
-
-fn stamp(path: &PathBuf) -> Option<(SystemTime, u64)> {
-    let meta = std::fs::metadata(path).ok()?;
-    Some((meta.modified().ok()?, meta.len()))
 }

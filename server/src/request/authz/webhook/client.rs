@@ -1,0 +1,274 @@
+//! POSTing a review to the webhook: HTTP/1.1 through hyper over TCP (or
+//! rustls for `https`), idle connections kept for the next review, the
+//! whole exchange bounded by the webhook's timeout. Transient failures
+//! (429, 5xx, a connection lost mid-exchange) are retried with a growing
+//! pause, as Kubernetes' webhook backoff does, at most `MAX_ATTEMPTS` times
+//! and never past the timeout.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use parking_lot::Mutex;
+use rustls::pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+use tokio_rustls::TlsConnector;
+
+use super::kubeconfig::Settings;
+use super::tls;
+
+/// Largest answer read from a webhook.
+const MAX_ANSWER_BYTES: usize = 1024 * 1024;
+/// Attempts per review, the first included.
+const MAX_ATTEMPTS: u32 = 5;
+/// The pause before the first retry; each later one is 1.5 times longer.
+const FIRST_PAUSE: Duration = Duration::from_millis(500);
+/// Idle connections kept per webhook.
+const MAX_IDLE: usize = 16;
+
+/// A client for one webhook.
+pub struct Client {
+    target: Target,
+    tls: Option<(TlsConnector, ServerName<'static>)>,
+    /// `Bearer <token>`; a secret, never logged.
+    authorization: Option<http::HeaderValue>,
+    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+}
+
+/// Why one attempt failed, and whether another may succeed.
+enum Failure {
+    Transient(String),
+    Final(String),
+}
+
+impl Client {
+    /// A client for the server `settings` name; the error is one line.
+    pub fn new(settings: &Settings) -> Result<Client, String> {
+        let target = Target::parse(&settings.server)?;
+        let tls = if target.https {
+            let host = settings
+                .tls_server_name
+                .clone()
+                .unwrap_or_else(|| target.host.clone());
+            let name = ServerName::try_from(host)
+                .map_err(|e| format!("{}: bad host name: {e}", settings.server))?;
+            let config = tls::client_config(settings)?;
+            Some((TlsConnector::from(Arc::new(config)), name))
+        } else {
+            None
+        };
+        let authorization = match &settings.token {
+            Some(token) => {
+                let mut value = http::HeaderValue::try_from(format!("Bearer {token}"))
+                    .map_err(|_| "the webhook token is not a valid header value".to_string())?;
+                value.set_sensitive(true);
+                Some(value)
+            }
+            None => None,
+        };
+        Ok(Client {
+            target,
+            tls,
+            authorization,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The server URL, for messages.
+    pub fn url(&self) -> &str {
+        &self.target.url
+    }
+
+    /// POSTs `body` and returns the answer's bytes (2xx only), retrying
+    /// transient failures until `timeout` has passed since the call.
+    pub async fn post(&self, body: Bytes, timeout: Duration) -> Result<Bytes, String> {
+        let deadline = Instant::now() + timeout;
+        let mut pause = FIRST_PAUSE;
+        let mut attempt = 1;
+        loop {
+            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone())).await;
+            let error = match outcome {
+                Err(_) => return Err(format!("POST {}: timed out after {timeout:?}", self.url())),
+                Ok(Ok(answer)) => return Ok(answer),
+                Ok(Err(Failure::Final(e))) => return Err(e),
+                Ok(Err(Failure::Transient(e))) => e,
+            };
+            if attempt >= MAX_ATTEMPTS || Instant::now() + pause >= deadline {
+                return Err(error);
+            }
+            tracing::debug!(url = %self.url(), attempt, "webhook authorizer retrying: {error}");
+            tokio::time::sleep(pause).await;
+            pause = pause.mul_f64(1.5);
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(&self, body: Bytes) -> Result<Bytes, Failure> {
+        let url = self.url();
+        let mut sender = self.connection().await?;
+        sender
+            .ready()
+            .await
+            .map_err(|e| Failure::Transient(format!("POST {url}: {e}")))?;
+        let mut request = http::Request::post(&self.target.path_and_query)
+            .header(http::header::HOST, &self.target.authority)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json");
+        if let Some(value) = &self.authorization {
+            request = request.header(http::header::AUTHORIZATION, value.clone());
+        }
+        let request = request
+            .body(Full::new(body))
+            .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| Failure::Transient(format!("POST {url}: {e}")))?;
+        let status = response.status();
+        let answer = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
+            .collect()
+            .await
+            .map_err(|e| Failure::Transient(format!("POST {url}: reading the answer: {e}")))?
+            .to_bytes();
+        self.keep(sender);
+        if status.is_success() {
+            return Ok(answer);
+        }
+        let error = format!("POST {url}: the webhook answered {status}");
+        if status.is_server_error() || status == http::StatusCode::TOO_MANY_REQUESTS {
+            Err(Failure::Transient(error))
+        } else {
+            Err(Failure::Final(error))
+        }
+    }
+
+    /// An idle connection, or a new one.
+    async fn connection(&self) -> Result<SendRequest<Full<Bytes>>, Failure> {
+        while let Some(sender) = self.idle.lock().pop() {
+            if !sender.is_closed() {
+                return Ok(sender);
+            }
+        }
+        let url = self.url();
+        let tcp = TcpStream::connect((self.target.host.as_str(), self.target.port))
+            .await
+            .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
+        let _ = tcp.set_nodelay(true);
+        let handshake = |e: hyper::Error| Failure::Final(format!("POST {url}: {e}"));
+        let sender = match &self.tls {
+            Some((connector, name)) => {
+                let stream = connector
+                    .connect(name.clone(), tcp)
+                    .await
+                    .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
+                let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                    .await
+                    .map_err(handshake)?;
+                // The connection's end or error shows in its requests.
+                tokio::spawn(conn);
+                sender
+            }
+            None => {
+                let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+                    .await
+                    .map_err(handshake)?;
+                tokio::spawn(conn);
+                sender
+            }
+        };
+        Ok(sender)
+    }
+
+    fn keep(&self, sender: SendRequest<Full<Bytes>>) {
+        let mut idle = self.idle.lock();
+        if idle.len() < MAX_IDLE && !sender.is_closed() {
+            idle.push(sender);
+        }
+    }
+}
+
+/// What a connection needs from the server URL.
+struct Target {
+    url: String,
+    https: bool,
+    host: String,
+    port: u16,
+    authority: String,
+    path_and_query: String,
+}
+
+impl Target {
+    fn parse(url: &str) -> Result<Target, String> {
+        let (https, rest) = if let Some(rest) = url.strip_prefix("https://") {
+            (true, rest)
+        } else if let Some(rest) = url.strip_prefix("http://") {
+            (false, rest)
+        } else {
+            return Err(format!(
+                "{url}: the webhook server must be an http or https URL"
+            ));
+        };
+        let rest = rest.split('#').next().unwrap_or_default();
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let path_and_query = if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_owned()
+        };
+        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+            let (h, after) = v6
+                .split_once(']')
+                .ok_or_else(|| format!("{url}: bad host"))?;
+            (h.to_owned(), after.strip_prefix(':'))
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h.to_owned(), Some(p)),
+                None => (authority.to_owned(), None),
+            }
+        };
+        let port = match port {
+            Some(p) => p.parse().map_err(|_| format!("{url}: bad port"))?,
+            None if https => 443,
+            None => 80,
+        };
+        if host.is_empty() {
+            return Err(format!("{url}: no host"));
+        }
+        Ok(Target {
+            url: url.to_owned(),
+            https,
+            host,
+            port,
+            authority: authority.to_owned(),
+            path_and_query,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Target;
+
+    #[test]
+    fn server_urls_give_host_port_and_path() {
+        let t = Target::parse("https://hook.example:8443/authorize?x=1").expect("url");
+        assert!(t.https);
+        assert_eq!((t.host.as_str(), t.port), ("hook.example", 8443));
+        assert_eq!(t.path_and_query, "/authorize?x=1");
+        let t = Target::parse("http://[::1]").expect("url");
+        assert!(!t.https);
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path_and_query.as_str()),
+            ("::1", 80, "/")
+        );
+        assert!(Target::parse("ftp://x").is_err());
+        assert!(Target::parse("https://:1/").is_err());
+    }
+}
