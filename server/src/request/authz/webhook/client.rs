@@ -110,10 +110,6 @@ impl Client {
     async fn attempt(&self, body: Bytes) -> Result<Bytes, Failure> {
         let url = self.url();
         let mut sender = self.connection().await?;
-        sender
-            .ready()
-            .await
-            .map_err(|e| Failure::Transient(format!("POST {url}: {e}")))?;
         let mut request = http::Request::post(&self.target.path_and_query)
             .header(http::header::HOST, &self.target.authority)
             .header(http::header::CONTENT_TYPE, "application/json")
@@ -146,10 +142,13 @@ impl Client {
         }
     }
 
-    /// An idle connection, or a new one.
+    /// An idle connection that is still open, or a new one, ready to send.
     async fn connection(&self) -> Result<SendRequest<Full<Bytes>>, Failure> {
-        while let Some(sender) = self.idle.lock().pop() {
-            if !sender.is_closed() {
+        loop {
+            let Some(mut sender) = self.idle.lock().pop() else {
+                break;
+            };
+            if sender.ready().await.is_ok() {
                 return Ok(sender);
             }
         }
@@ -180,6 +179,11 @@ impl Client {
                 sender
             }
         };
+        let mut sender = sender;
+        sender
+            .ready()
+            .await
+            .map_err(|e| Failure::Transient(format!("POST {url}: {e}")))?;
         Ok(sender)
     }
 
