@@ -60,10 +60,6 @@ impl Files {
         }
         doc
     }
-
-    fn line(&self, doc: &Value) -> String {
-        line(doc)
-    }
 }
 
 fn line(doc: &Value) -> String {
@@ -234,32 +230,29 @@ fn webhook_is_required_exactly_for_webhooks() {
 fn timeout_is_required_positive_and_at_most_30s() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("timeout", Value::Null)),
+        line(&files.webhook_with("timeout", Value::Null)),
         "authorizers[0].timeout: Required value"
     );
     assert_eq!(
-        files.line(&files.webhook_with("timeout", json!("45s"))),
+        line(&files.webhook_with("timeout", json!("45s"))),
         "authorizers[0].timeout: Invalid value: \"45s\": must be > 0s and <= 30s"
     );
     assert_eq!(
-        files.line(&files.webhook_with("timeout", json!("-30s"))),
+        line(&files.webhook_with("timeout", json!("-30s"))),
         "authorizers[0].timeout: Invalid value: \"-30s\": must be > 0s and <= 30s"
     );
-    assert_eq!(
-        files.line(&files.webhook_with("timeout", json!("30s"))),
-        "ok"
-    );
+    assert_eq!(line(&files.webhook_with("timeout", json!("30s"))), "ok");
 }
 
 #[test]
 fn ttls_are_positive_when_written() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("authorizedTTL", json!("0s"))),
+        line(&files.webhook_with("authorizedTTL", json!("0s"))),
         "authorizers[0].authorizedTTL: Required value"
     );
     assert_eq!(
-        files.line(&files.webhook_with("unauthorizedTTL", json!("-1m"))),
+        line(&files.webhook_with("unauthorizedTTL", json!("-1m"))),
         "authorizers[0].unauthorizedTTL: Invalid value: \"-1m0s\": must be > 0s"
     );
 }
@@ -268,11 +261,11 @@ fn ttls_are_positive_when_written() {
 fn review_version_is_required_and_v1_or_v1beta1() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("subjectAccessReviewVersion", Value::Null)),
+        line(&files.webhook_with("subjectAccessReviewVersion", Value::Null)),
         "authorizers[0].subjectAccessReviewVersion: Required value"
     );
     assert_eq!(
-        files.line(&files.webhook_with("subjectAccessReviewVersion", json!("v2"))),
+        line(&files.webhook_with("subjectAccessReviewVersion", json!("v2"))),
         "authorizers[0].subjectAccessReviewVersion: Unsupported value: \"v2\": supported values: \"v1\", \"v1beta1\""
     );
 }
@@ -281,29 +274,27 @@ fn review_version_is_required_and_v1_or_v1beta1() {
 fn match_condition_version_is_v1_and_needed_with_conditions() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("matchConditionSubjectAccessReviewVersion", Value::Null)),
+        line(&files.webhook_with("matchConditionSubjectAccessReviewVersion", Value::Null)),
         "authorizers[0].matchConditionSubjectAccessReviewVersion: Required value: required if match conditions are specified"
     );
     assert_eq!(
-        files.line(
-            &files.webhook_with("matchConditionSubjectAccessReviewVersion", json!("v1beta1"))
-        ),
+        line(&files.webhook_with("matchConditionSubjectAccessReviewVersion", json!("v1beta1"))),
         "authorizers[0].matchConditionSubjectAccessReviewVersion: Unsupported value: \"v1beta1\": supported values: \"v1\""
     );
     let mut doc = files.webhook_with("matchConditionSubjectAccessReviewVersion", Value::Null);
     doc["authorizers"][0]["webhook"]["matchConditions"] = json!([]);
-    assert_eq!(files.line(&doc), "ok");
+    assert_eq!(line(&doc), "ok");
 }
 
 #[test]
 fn failure_policy_is_required_and_known() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("failurePolicy", Value::Null)),
+        line(&files.webhook_with("failurePolicy", Value::Null)),
         "authorizers[0].failurePolicy: Required value"
     );
     assert_eq!(
-        files.line(&files.webhook_with("failurePolicy", json!("Allow"))),
+        line(&files.webhook_with("failurePolicy", json!("Allow"))),
         "authorizers[0].failurePolicy: Unsupported value: \"Allow\": supported values: \"NoOpinion\", \"Deny\""
     );
 }
@@ -312,11 +303,11 @@ fn failure_policy_is_required_and_known() {
 fn connection_type_is_required_and_known() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("connectionInfo", json!({}))),
+        line(&files.webhook_with("connectionInfo", json!({}))),
         "authorizers[0].connectionInfo.type: Required value"
     );
     assert_eq!(
-        files.line(&files.webhook_with("connectionInfo", json!({"type": "Carrier"}))),
+        line(&files.webhook_with("connectionInfo", json!({"type": "Carrier"}))),
         "authorizers[0].connectionInfo.type: Unsupported value: \"Carrier\": supported values: \"InClusterConfig\", \"KubeConfigFile\""
     );
 }
@@ -324,7 +315,7 @@ fn connection_type_is_required_and_known() {
 #[test]
 fn kubeconfig_file_only_with_its_type_and_existing() {
     let files = Files::new();
-    let info = |v: Value| files.line(&files.webhook_with("connectionInfo", v));
+    let info = |v: Value| line(&files.webhook_with("connectionInfo", v));
     assert_eq!(
         info(json!({"type": "InClusterConfig", "kubeConfigFile": files.kubeconfig()})),
         format!(
@@ -360,7 +351,7 @@ fn at_most_64_match_conditions() {
         .map(|i| json!({"expression": format!("request.user == 'u{i}'")}))
         .collect();
     assert_eq!(
-        files.line(&files.webhook_with("matchConditions", json!(many))),
+        line(&files.webhook_with("matchConditions", json!(many))),
         "authorizers[0].matchConditions: Too many: 65: must have at most 64 items"
     );
 }
@@ -369,12 +360,12 @@ fn at_most_64_match_conditions() {
 fn match_conditions_are_present_and_unique() {
     let files = Files::new();
     assert_eq!(
-        files.line(&files.webhook_with("matchConditions", json!([{"expression": "  "}]))),
+        line(&files.webhook_with("matchConditions", json!([{"expression": "  "}]))),
         "authorizers[0].matchConditions[0].expression: Required value"
     );
     let twice = json!([{"expression": "true"}, {"expression": "true"}]);
     assert_eq!(
-        files.line(&files.webhook_with("matchConditions", twice)),
+        line(&files.webhook_with("matchConditions", twice)),
         "authorizers[0].matchConditions[1].expression: Duplicate value: \"true\""
     );
 }
@@ -382,8 +373,7 @@ fn match_conditions_are_present_and_unique() {
 #[test]
 fn match_conditions_compile_to_booleans_over_request() {
     let files = Files::new();
-    let one =
-        |e: &str| files.line(&files.webhook_with("matchConditions", json!([{"expression": e}])));
+    let one = |e: &str| line(&files.webhook_with("matchConditions", json!([{"expression": e}])));
     assert!(
         one("request.user ==").starts_with(
             "authorizers[0].matchConditions[0].expression: Invalid value: \"request.user ==\": compilation failed: "
@@ -405,7 +395,7 @@ fn every_problem_is_reported_on_one_line() {
     let files = Files::new();
     let mut doc = files.webhook_with("timeout", json!("31s"));
     doc["authorizers"][0]["webhook"]["failurePolicy"] = json!("Sometimes");
-    let got = files.line(&doc);
+    let got = line(&doc);
     assert_eq!(
         got,
         "[authorizers[0].timeout: Invalid value: \"31s\": must be > 0s and <= 30s, authorizers[0].failurePolicy: Unsupported value: \"Sometimes\": supported values: \"NoOpinion\", \"Deny\"]"
