@@ -24,6 +24,7 @@ use crate::request::authn::setup;
 use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
 use crate::request::authn::{Authenticator, Authenticators};
+use crate::request::authz::create_on_update::CreateOnUpdate;
 use crate::request::authz::rbac::escalation::EscalationCheck;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
@@ -68,6 +69,9 @@ pub fn admission_chain(
     let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
     let mut validating: Vec<Arc<dyn admission::ValidatingAdmission>> = vec![lifecycle];
     if let Some(authorization) = authorization {
+        validating.push(Arc::new(CreateOnUpdate::new(Arc::clone(
+            &authorization.authorizers,
+        ))));
         validating.push(Arc::new(EscalationCheck::new(
             authorization.rbac.clone(),
             Arc::clone(&authorization.authorizers),
