@@ -32,8 +32,9 @@ use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
 
-const HOOKS: [&str; 5] = [
+const HOOKS: [&str; 6] = [
     "bootstrap-namespaces",
+    controllers::rbac::HOOK,
     "start-namespace-controller",
     "start-apiextensions-controllers",
     "start-garbage-collector",
@@ -290,11 +291,16 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
+    let rbac_bootstrap = tokio::spawn(controllers::rbac::reconcile::run(Arc::clone(&state)));
+    let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
         .map(|e| tokio::spawn(http::serve(Arc::clone(&state), e, stop_rx.clone())))
         .collect();
+    // Serving while the default policy is written (readyz says so), but
+    // "started" only once every hook has run.
+    let _ = rbac_bootstrap.await;
     tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
 
     stop_signal().await;
@@ -310,6 +316,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = garbage_collector.await;
     let _ = service_accounts.await;
     let _ = compactor.await;
+    let _ = aggregation.await;
     storage.close();
     tracing::info!("stopped");
     Ok(())
