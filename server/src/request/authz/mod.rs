@@ -8,6 +8,7 @@
 pub mod always;
 pub mod privileged;
 pub mod rbac;
+pub mod reviews;
 pub mod rules;
 pub mod setup;
 
