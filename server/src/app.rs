@@ -26,6 +26,7 @@ use crate::request::authn::x509::ClientCertificates;
 use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::create_on_update::CreateOnUpdate;
 use crate::request::authz::rbac::escalation::EscalationCheck;
+use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
@@ -251,6 +252,11 @@ pub async fn run(config: Config) -> Result<(), String> {
     let registry = Arc::new(kinds::builtin(&config));
     let (stop_tx, stop_rx) = watch::channel(false);
     let authorization = authz_setup::authorization(&config, &storage, &registry, &stop_rx).await?;
+    reviews::register(
+        &registry,
+        &config.api_domain,
+        Arc::clone(&authorization.authorizers),
+    );
     let admission = Arc::new(admission_chain(
         &storage,
         &registry,

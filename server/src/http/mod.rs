@@ -70,7 +70,11 @@ pub async fn handle(
         headers: req.headers(),
         peer: conn.peer.as_ref(),
     };
-    let user = match conn.pipeline.authorize_request(&head, &info).await {
+    let user = match conn
+        .pipeline
+        .authorize_request(&head, &info, &state.config.api_domain)
+        .await
+    {
         Ok(user) => user,
         Err(e) => {
             // Refused before any handler: in the negotiated encoding, or
