@@ -136,7 +136,11 @@ pub async fn handle(
     let registry = &state.store.registry;
     let doc = match route {
         Route::Resource(target) => {
-            return resource::handle(&state, req, target, user, query, writer).await;
+            let call = resource::Caller {
+                user,
+                authorizers: Arc::clone(&conn.pipeline.authorizers),
+            };
+            return resource::handle(&state, req, target, call, query, writer).await;
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),

@@ -6,6 +6,7 @@
 //! (SelfSubjectRulesReview, escalation checks).
 
 pub mod always;
+pub mod create_on_update;
 pub mod privileged;
 pub mod rbac;
 pub mod reviews;
