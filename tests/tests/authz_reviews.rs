@@ -12,9 +12,9 @@ use cairn_tests::{Server, TlsClient, kubectl_present, python, wait_until};
 use serde_json::{Value, json};
 
 /// alice (in devs) reads pods in `team`; carol may impersonate; bob has
-/// nothing beyond the basics.
-const TOKENS: &str =
-    "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002\ncarol-token,carol,1003\n";
+/// nothing beyond the basics; dave views `team` (in the default-policy
+/// test).
+const TOKENS: &str = "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002\ncarol-token,carol,1003\ndave-token,dave,1004\n";
 const RBAC: &str = "rbac.authorization.k8s.io";
 
 struct Cluster {
@@ -103,9 +103,9 @@ fn user(name: &str) -> Value {
     json!({"kind": "User", "apiGroup": RBAC, "name": name})
 }
 
-/// A secure server with `TOKENS`, the namespace `team`, and the grants
-/// the tests rely on; returns once RBAC's caches show them.
-fn start() -> Cluster {
+/// A secure server with `TOKENS` and the namespace `team`, nothing granted
+/// beyond the default policy.
+fn bare() -> Cluster {
     let dir = tempfile::tempdir().expect("tempdir");
     let tokens = dir.path().join("tokens.csv");
     std::fs::write(&tokens, TOKENS).expect("token file");
@@ -113,6 +113,13 @@ fn start() -> Cluster {
     std::fs::write(dir.path().join("ca.crt"), server.ca_pem()).expect("ca file");
     let c = Cluster { server, dir };
     c.admin_create("/api/v1/namespaces", &json!({"metadata": {"name": "team"}}));
+    c
+}
+
+/// `bare` with the grants the tests rely on; returns once RBAC's caches
+/// show them.
+fn start() -> Cluster {
+    let c = bare();
     c.admin_create(
         &format!("/apis/{RBAC}/v1/clusterroles"),
         &cluster_role(
@@ -217,7 +224,7 @@ fn kubectl_auth_can_i_answers_yes_and_no_with_exit_codes() {
         (0, "yes"),
         "non-resource URLs are asked as paths"
     );
-    let (code, out, _) = c.kubectl("alice-token", &["auth", "can-i", "get", "/healthz"]);
+    let (code, out, _) = c.kubectl("alice-token", &["auth", "can-i", "delete", "/version"]);
     assert_eq!((code, out.trim()), (1, "no"));
 
     let (code, out, err) = c.kubectl("alice-token", &["auth", "can-i", "--list", "-n", "team"]);
@@ -476,5 +483,98 @@ fn the_python_clients_authorization_api() {
         "python client checks failed:\n{stdout}\n{}\nserver log:\n{}",
         String::from_utf8_lossy(&out.stderr),
         c.server.log_text()
+    );
+}
+
+#[test]
+fn the_default_policy_answers_can_i_for_everyone() {
+    if !kubectl_present() {
+        return;
+    }
+    let c = bare();
+    c.admin_create(
+        &format!("/apis/{RBAC}/v1/namespaces/team/rolebindings"),
+        &binding("RoleBinding", "dave-views", "view", user("dave")),
+    );
+    wait_until("dave's binding reaches RBAC's caches", || {
+        c.call(
+            Some("dave-token"),
+            "GET",
+            "/api/v1/namespaces/team/configmaps",
+            None,
+        )
+        .0 == 200
+    });
+    let can_i = |token: &str, args: &[&str]| {
+        let mut all = vec!["auth", "can-i"];
+        all.extend_from_slice(args);
+        let (code, out, err) = c.kubectl(token, &all);
+        assert!(
+            !err.contains("Forbidden"),
+            "every authenticated user may ask: {err}"
+        );
+        (code, out.trim().to_string())
+    };
+    let yes = (0, "yes".to_string());
+    let no = (1, "no".to_string());
+    assert_eq!(
+        can_i(
+            "bob-token",
+            &["create", "selfsubjectaccessreviews.authorization.k8s.io"]
+        ),
+        yes
+    );
+    assert_eq!(can_i("bob-token", &["get", "pods", "-n", "team"]), no);
+    assert_eq!(
+        can_i("dave-token", &["list", "configmaps", "-n", "team"]),
+        yes
+    );
+    assert_eq!(can_i("dave-token", &["watch", "pods", "-n", "team"]), yes);
+    assert_eq!(
+        can_i("dave-token", &["create", "configmaps", "-n", "team"]),
+        no
+    );
+    assert_eq!(
+        can_i("dave-token", &["get", "secrets", "-n", "team"]),
+        no,
+        "view reads no secrets"
+    );
+    assert_eq!(can_i("dave-token", &["get", "pods", "-n", "default"]), no);
+    assert_eq!(
+        can_i("dave-token", &["get", "/healthz"]),
+        yes,
+        "health is public"
+    );
+
+    let (code, list, err) = c.kubectl("bob-token", &["auth", "can-i", "--list"]);
+    assert_eq!(code, 0, "{list}{err}");
+    for line in [
+        "selfsubjectaccessreviews.authorization.k8s.io",
+        "selfsubjectrulesreviews.authorization.k8s.io",
+    ] {
+        assert!(
+            list.lines()
+                .any(|l| l.starts_with(line) && l.ends_with("[create]")),
+            "{line} in:\n{list}"
+        );
+    }
+    let (code, list, _) = c.kubectl("dave-token", &["auth", "can-i", "--list", "-n", "team"]);
+    assert_eq!(code, 0);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("configmaps ") && l.ends_with("[get list watch]")),
+        "{list}"
+    );
+
+    let (code, answer) = c.call(
+        None,
+        "POST",
+        SARS,
+        Some(&sar(json!({"user": "dave", "resourceAttributes": {"namespace": "team", "verb": "list", "group": "apps", "resource": "deployments"}}))),
+    );
+    assert_eq!(
+        (code, &answer["status"]["allowed"]),
+        (201, &json!(true)),
+        "{answer}"
     );
 }
