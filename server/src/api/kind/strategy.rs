@@ -13,6 +13,9 @@ pub enum NameRule {
     Subdomain,
     /// RFC 1123 label: ≤63, lowercase alphanumerics and `-`.
     Label,
+    /// Any path segment: not `.` or `..`, no `/` or `%` (RBAC's names,
+    /// such as `system:discovery`).
+    PathSegment,
 }
 
 /// What a DELETE does to an object with no finalizers pending.

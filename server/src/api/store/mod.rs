@@ -60,6 +60,21 @@ pub struct WriteOptions {
     /// Who writes, as admission sees it; `None` for the API server's own
     /// in-process writes.
     pub user: Option<Arc<UserInfo>>,
+    /// Set by the store when a PUT or an apply creates the object it found
+    /// missing: admission then authorizes the write as a create too, as
+    /// Kubernetes does (an apply needs `create` for new objects).
+    pub create_on_update: bool,
+}
+
+impl WriteOptions {
+    /// These options for the create an update or apply turned into.
+    #[must_use]
+    pub fn creating_on_update(&self) -> WriteOptions {
+        WriteOptions {
+            create_on_update: true,
+            ..self.clone()
+        }
+    }
 }
 
 /// Subresources whose writes change part of the object.

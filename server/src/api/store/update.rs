@@ -61,7 +61,7 @@ impl Store {
             let mut obj = body.clone();
             object::metadata_mut(&mut obj).remove("resourceVersion");
             match self
-                .create_admitted(kind, ns, obj, warnings.clone(), opts)
+                .create_admitted(kind, ns, obj, warnings.clone(), &opts.creating_on_update())
                 .await
             {
                 // Another writer created it since it was found missing: this

@@ -6,8 +6,10 @@
 //! (SelfSubjectRulesReview, escalation checks).
 
 pub mod always;
+pub mod create_on_update;
 pub mod privileged;
 pub mod rbac;
+pub mod reviews;
 pub mod rules;
 pub mod setup;
 
