@@ -298,7 +298,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
-    let rbac_bootstrap = tokio::spawn(controllers::rbac::reconcile::run(Arc::clone(&state)));
+    let rbac_bootstrap = tokio::spawn(controllers::rbac::reconcile::run(
+        Arc::clone(&state),
+        authorization.rbac.clone(),
+    ));
     let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints

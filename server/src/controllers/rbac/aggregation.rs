@@ -7,6 +7,7 @@
 //! read) only when its rules differ; chains (`view` is part of `edit`,
 //! `edit` of `admin`) settle as each write is seen in turn.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -115,6 +116,16 @@ pub fn aggregated_rules<'a>(
     role: &ClusterRole,
     all: impl IntoIterator<Item = &'a ClusterRole>,
 ) -> Option<Vec<Value>> {
+    aggregate(role, all, &HashMap::new())
+}
+
+/// As `aggregated_rules`, reading the roles in `updated` with their new
+/// rules.
+fn aggregate<'a>(
+    role: &ClusterRole,
+    all: impl IntoIterator<Item = &'a ClusterRole>,
+    updated: &HashMap<String, Vec<Value>>,
+) -> Option<Vec<Value>> {
     let selectors = match role.selectors.as_ref()? {
         Ok(selectors) => selectors,
         Err(e) => {
@@ -130,32 +141,45 @@ pub fn aggregated_rules<'a>(
     sources.sort_by(|a, b| a.name.cmp(&b.name));
     let mut seen: Vec<PolicyRule> = Vec::new();
     let mut rules = Vec::new();
-    for rule in sources.iter().flat_map(|source| source.rules()) {
-        let parsed = PolicyRule::from_json(rule);
+    let source_rules = |source: &ClusterRole| -> Vec<Value> {
+        updated
+            .get(&source.name)
+            .cloned()
+            .unwrap_or_else(|| source.rules().to_vec())
+    };
+    for rule in sources.into_iter().flat_map(source_rules) {
+        let parsed = PolicyRule::from_json(&rule);
         if !seen.contains(&parsed) {
             seen.push(parsed);
-            rules.push(rule.clone());
+            rules.push(rule);
         }
     }
     Some(rules)
 }
 
 /// The aggregated roles whose rules are not what they aggregate, each as
-/// the object to write.
+/// the object to write. Roles are taken in name order, each seeing the
+/// new rules of those before it, as if written one after the other (two
+/// roles aggregating each other then agree instead of swapping rules).
 fn outdated(roles: &[&ClusterRole]) -> Vec<(String, Value)> {
-    roles
-        .iter()
-        .filter_map(|role| {
-            let rules = aggregated_rules(role, roles.iter().copied())?;
-            let current: Vec<PolicyRule> = role.rules().iter().map(PolicyRule::from_json).collect();
-            let wanted: Vec<PolicyRule> = rules.iter().map(PolicyRule::from_json).collect();
-            (current != wanted).then(|| {
-                let mut next = role.object.clone();
-                next["rules"] = Value::Array(rules);
-                (role.name.clone(), next)
-            })
-        })
-        .collect()
+    let mut ordered = roles.to_vec();
+    ordered.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut updated: HashMap<String, Vec<Value>> = HashMap::new();
+    let mut out = Vec::new();
+    for role in ordered {
+        let Some(rules) = aggregate(role, roles.iter().copied(), &updated) else {
+            continue;
+        };
+        let current: Vec<PolicyRule> = role.rules().iter().map(PolicyRule::from_json).collect();
+        let wanted: Vec<PolicyRule> = rules.iter().map(PolicyRule::from_json).collect();
+        if current != wanted {
+            let mut next = role.object.clone();
+            next["rules"] = Value::Array(rules.clone());
+            updated.insert(role.name.clone(), rules);
+            out.push((role.name.clone(), next));
+        }
+    }
+    out
 }
 
 /// Writes an aggregated role's new rules; a conflict means a newer

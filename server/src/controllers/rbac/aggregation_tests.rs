@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{ClusterRole, aggregated_rules};
+use super::{ClusterRole, aggregated_rules, outdated};
 use crate::controllers::rbac::bootstrap::BootstrapPolicy;
 use crate::request::authz::rbac::covers::uncovered;
 use crate::request::authz::rbac::rule::PolicyRule;
@@ -127,4 +127,31 @@ fn the_default_policy_settles_into_admin_over_edit_over_view() {
         "edit is less than admin"
     );
     assert_eq!(view, rules("system:aggregate-to-view"));
+}
+
+#[test]
+fn two_roles_aggregating_each_other_agree_instead_of_swapping() {
+    let mutual = |name: &str, carries: &str, selects: &str, own: &str| {
+        ClusterRole::from_object(json!({
+            "metadata": {"name": name, "labels": {carries: "true"}},
+            "rules": [rule(own)],
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {selects: "true"}}]},
+        }))
+    };
+    let mut roles = [
+        mutual("a", "x", "y", "pods"),
+        mutual("b", "y", "x", "secrets"),
+    ];
+    for _ in 0..3 {
+        let pending = outdated(&roles.iter().collect::<Vec<_>>());
+        if pending.is_empty() {
+            assert_eq!(roles[0].rules(), roles[1].rules());
+            return;
+        }
+        for (name, obj) in pending {
+            let at = roles.iter().position(|r| r.name == name).expect("role");
+            roles[at] = ClusterRole::from_object(obj);
+        }
+    }
+    panic!("aggregation did not settle");
 }

@@ -4,6 +4,7 @@
 pub mod aggregation;
 pub mod bootstrap;
 mod bootstrap_aggregated;
+mod in_effect;
 pub mod reconcile;
 
 pub use reconcile::HOOK;

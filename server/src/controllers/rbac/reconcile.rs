@@ -6,22 +6,24 @@
 //! aggregation selectors, subjects, labels, annotations), and nothing users
 //! added is taken away; a binding whose role reference changed is deleted
 //! and created again (a role reference cannot be updated). The hook then
-//! brings the aggregated roles up to date once, and retries until all of
-//! it succeeds.
+//! brings the aggregated roles up to date once, waits for the RBAC
+//! authorizer to decide with the result, and retries until all of it
+//! succeeds.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use super::aggregation;
 use super::bootstrap::{AUTOUPDATE_ANNOTATION, BootstrapPolicy};
+use super::{aggregation, in_effect};
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::object;
 use crate::api::store::{DeleteOptions, Store, WriteOptions};
 use crate::app::AppState;
+use crate::request::authz::rbac::Rbac;
 use crate::request::authz::rbac::covers::uncovered;
 use crate::request::authz::rbac::rule::PolicyRule;
 
@@ -291,15 +293,18 @@ pub async fn reconcile(store: &Store, policy: &BootstrapPolicy) -> Result<(), Ap
 }
 
 /// The hook: reconciles the default policy and settles aggregation,
-/// retrying until both succeed, then reports itself done.
-pub async fn run(state: Arc<AppState>) {
+/// retrying until both succeed, then reports itself done once `rbac`
+/// decides with the result.
+pub async fn run(state: Arc<AppState>, rbac: Rbac) {
     let policy = BootstrapPolicy::new(&state.config.api_domain);
     let mut shutdown = state.shutdown.clone();
     loop {
-        let result = match reconcile(&state.store, &policy).await {
-            Ok(()) => aggregation::settle(&state.store, &policy.group).await,
-            Err(e) => Err(e),
-        };
+        let result = async {
+            reconcile(&state.store, &policy).await?;
+            aggregation::settle(&state.store, &policy.group).await?;
+            in_effect::wait(&state.store, &policy, &rbac).await
+        }
+        .await;
         match result {
             Ok(()) => {
                 state.health.hook_done(HOOK);
