@@ -4,7 +4,10 @@
 //! both write Notes; only one is granted `view` in the namespace. Also: a
 //! rule misusing the library is refused when the CRD is created.
 
-use cairn_tests::{Server, TlsClient, wait_until};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use cairn_tests::{Server, TlsClient, kubectl_present, wait_until};
 use serde_json::{Value, json};
 
 const TOKENS: &str = "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002,\"devs\"\n";
@@ -22,7 +25,7 @@ struct Cluster {
     server: Server,
     admin: TlsClient,
     anyone: TlsClient,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Cluster {
@@ -40,7 +43,7 @@ impl Cluster {
             admin: server.admin_client(),
             anyone: server.tls_client(None),
             server,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -69,6 +72,38 @@ impl Cluster {
 
     fn create(&self, who: &As<'_>, path: &str, body: &Value) -> (u16, Value) {
         self.call(who, "POST", path, Some(body))
+    }
+
+    /// `kubectl create -f -` of `object` in `team` with a bearer token:
+    /// whether it succeeded, and what it printed.
+    fn kubectl_create(&self, token: &str, object: &Value) -> (bool, String) {
+        let ca = self.dir.path().join("ca.crt");
+        std::fs::write(&ca, self.server.ca_pem()).expect("ca file");
+        let mut child = Command::new("kubectl")
+            .arg("--server")
+            .arg(self.server.https_url())
+            .arg("--certificate-authority")
+            .arg(&ca)
+            .args(["--token", token, "-n", "team", "create", "-f", "-"])
+            .env("KUBECONFIG", "/dev/null")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(object.to_string().as_bytes())
+            .expect("kubectl stdin");
+        let out = child.wait_with_output().expect("kubectl");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
     }
 
     fn admin_creates(&self, path: &str, body: &Value) {
@@ -198,6 +233,17 @@ fn a_rule_checks_what_the_writer_may_do() {
 
     // system:masters may read anything, so the admin's Note passes.
     c.admin_creates(NOTES, &note("n3", "other", "anything"));
+
+    if kubectl_present() {
+        let (ok, out) = c.kubectl_create("bob-token", &note("k1", "team", "settings"));
+        assert!(!ok, "{out}");
+        assert!(
+            out.contains("The Note \"k1\" is invalid: spec: Invalid value: \"object\": the writer may not read this config map"),
+            "{out}"
+        );
+        let (ok, out) = c.kubectl_create("alice-token", &note("k1", "team", "settings"));
+        assert!(ok && out.contains("note.example.com/k1 created"), "{out}");
+    }
 }
 
 #[test]
