@@ -1,10 +1,13 @@
 //! The CEL authorizer library in a CRD's validation rules, on the real
 //! binary's secure port with RBAC: a rule that lets a Note name a config
 //! map only when its writer may read that config map. Two token users may
-//! both write Notes; only one may read config maps. Also: a rule misusing
-//! the library is refused when the CRD is created.
+//! both write Notes; only one is granted `view` in the namespace. Also: a
+//! rule misusing the library is refused when the CRD is created.
 
-use cairn_tests::{Server, TlsClient, wait_until};
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use cairn_tests::{Server, TlsClient, kubectl_present, wait_until};
 use serde_json::{Value, json};
 
 const TOKENS: &str = "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002,\"devs\"\n";
@@ -22,7 +25,7 @@ struct Cluster {
     server: Server,
     admin: TlsClient,
     anyone: TlsClient,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 impl Cluster {
@@ -40,7 +43,7 @@ impl Cluster {
             admin: server.admin_client(),
             anyone: server.tls_client(None),
             server,
-            _dir: dir,
+            dir,
         }
     }
 
@@ -69,6 +72,38 @@ impl Cluster {
 
     fn create(&self, who: &As<'_>, path: &str, body: &Value) -> (u16, Value) {
         self.call(who, "POST", path, Some(body))
+    }
+
+    /// `kubectl create -f -` of `object` in `team` with a bearer token:
+    /// whether it succeeded, and what it printed.
+    fn kubectl_create(&self, token: &str, object: &Value) -> (bool, String) {
+        let ca = self.dir.path().join("ca.crt");
+        std::fs::write(&ca, self.server.ca_pem()).expect("ca file");
+        let mut child = Command::new("kubectl")
+            .arg("--server")
+            .arg(self.server.https_url())
+            .arg("--certificate-authority")
+            .arg(&ca)
+            .args(["--token", token, "-n", "team", "create", "-f", "-"])
+            .env("KUBECONFIG", "/dev/null")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("kubectl");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(object.to_string().as_bytes())
+            .expect("kubectl stdin");
+        let out = child.wait_with_output().expect("kubectl");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
     }
 
     fn admin_creates(&self, path: &str, body: &Value) {
@@ -108,11 +143,12 @@ fn note(name: &str, namespace: &str, config_map: &str) -> Value {
     })
 }
 
-fn role(name: &str, resources: Value, verbs: Value) -> Value {
+/// A Role in `team` allowing `verbs` on Notes.
+fn note_role(name: &str, verbs: Value) -> Value {
     json!({
         "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
         "metadata": {"name": name, "namespace": "team"},
-        "rules": [{"apiGroups": [""], "resources": resources, "verbs": verbs}]
+        "rules": [{"apiGroups": ["example.com"], "resources": ["notes"], "verbs": verbs}]
     })
 }
 
@@ -139,26 +175,19 @@ fn a_rule_checks_what_the_writer_may_do() {
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}),
     );
     c.admin_creates(CRDS, &crd(RULE));
-    // Both may write Notes; only alice may read config maps in `team`.
-    let mut writer = role(
-        "note-writer",
-        json!([]),
-        json!(["create", "update", "get", "list"]),
+    // Both may write Notes; only alice may read config maps in `team`
+    // (the bootstrap policy's `view`, bound in that namespace).
+    c.admin_creates(
+        &format!("{RBAC}/roles"),
+        &note_role("note-writer", json!(["create", "update", "get", "list"])),
     );
-    writer["rules"][0]["apiGroups"] = json!(["example.com"]);
-    writer["rules"][0]["resources"] = json!(["notes"]);
-    c.admin_creates(&format!("{RBAC}/roles"), &writer);
     c.admin_creates(
         &format!("{RBAC}/rolebindings"),
         &binding("note-writers", "Role", "note-writer", &["alice", "bob"]),
     );
     c.admin_creates(
-        &format!("{RBAC}/roles"),
-        &role("config-reader", json!(["configmaps"]), json!(["get"])),
-    );
-    c.admin_creates(
         &format!("{RBAC}/rolebindings"),
-        &binding("config-readers", "Role", "config-reader", &["alice"]),
+        &binding("viewers", "ClusterRole", "view", &["alice"]),
     );
     let alice = As::Token("alice-token");
     let bob = As::Token("bob-token");
@@ -204,6 +233,17 @@ fn a_rule_checks_what_the_writer_may_do() {
 
     // system:masters may read anything, so the admin's Note passes.
     c.admin_creates(NOTES, &note("n3", "other", "anything"));
+
+    if kubectl_present() {
+        let (ok, out) = c.kubectl_create("bob-token", &note("k1", "team", "settings"));
+        assert!(!ok, "{out}");
+        assert!(
+            out.contains("The Note \"k1\" is invalid: spec: Invalid value: \"object\": the writer may not read this config map"),
+            "{out}"
+        );
+        let (ok, out) = c.kubectl_create("alice-token", &note("k1", "team", "settings"));
+        assert!(ok && out.contains("note.example.com/k1 created"), "{out}");
+    }
 }
 
 #[test]

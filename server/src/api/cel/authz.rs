@@ -27,11 +27,17 @@ use crate::request::user::{UserInfo, api_server};
 
 type Result<T> = std::result::Result<T, ExecutionError>;
 
-/// The CEL type names, as Kubernetes declares them.
+// The library's CEL type names, as Kubernetes declares them (they appear
+// in type errors).
+/// `authorizer`, and what `serviceAccount` returns.
 pub const AUTHORIZER_TYPE: &str = "kubernetes.authorization.Authorizer";
+/// What `path` returns.
 pub const PATH_CHECK_TYPE: &str = "kubernetes.authorization.PathCheck";
+/// What `group` returns.
 pub const GROUP_CHECK_TYPE: &str = "kubernetes.authorization.GroupCheck";
+/// What `resource` and its refinements return.
 pub const RESOURCE_CHECK_TYPE: &str = "kubernetes.authorization.ResourceCheck";
+/// What `check` returns.
 pub const DECISION_TYPE: &str = "kubernetes.authorization.Decision";
 
 /// Who writes, and the chain that says what they may do: what a rule's

@@ -162,6 +162,15 @@ impl Run<'_> {
                         rule.rule.trim()
                     ),
                 )),
+                // A function's own error reads as its message alone, as
+                // Kubernetes words it ("path must not be empty").
+                Err(ExecutionError::FunctionError { message, .. }) => {
+                    self.errors.push(FieldError::invalid(
+                        at,
+                        ty.clone(),
+                        format!("{message} evaluating rule: {}", rule.rule.trim()),
+                    ));
+                }
                 Err(e) => self.errors.push(FieldError::invalid(
                     at,
                     ty.clone(),
