@@ -265,7 +265,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     let state = Arc::new(AppState {
-        store: Store::new(Arc::clone(&storage), registry, admission),
+        store: Store::new(Arc::clone(&storage), registry, admission)
+            .with_authorizers(Arc::clone(&authorization.authorizers)),
         config: Arc::clone(&config),
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),

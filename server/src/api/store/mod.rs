@@ -22,10 +22,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::api::cel::Requester;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::request::admission::Chain;
+use crate::request::authz::Authorizers;
+use crate::request::authz::privileged::PrivilegedGroups;
 use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Revision, Storage, StorageError};
 
@@ -104,6 +107,10 @@ pub struct Store {
     pub registry: Arc<Registry>,
     /// Every write passes it (see `request::admission`).
     pub admission: Arc<Chain>,
+    /// What CEL rules' `authorizer` asks about the writer: the secure
+    /// port's chain, or `system:masters` alone (the insecure port's) until
+    /// one is given (`with_authorizers`).
+    pub authorizers: Arc<Authorizers>,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -116,6 +123,24 @@ impl Store {
             storage,
             registry,
             admission,
+            authorizers: Arc::new(Authorizers::new(vec![
+                Arc::new(PrivilegedGroups::masters()),
+            ])),
+        }
+    }
+
+    /// The store, with CEL rules' `authorizer` checking through `authorizers`.
+    #[must_use]
+    pub fn with_authorizers(mut self, authorizers: Arc<Authorizers>) -> Store {
+        self.authorizers = authorizers;
+        self
+    }
+
+    /// Who makes the write `opts` describes, for the kind's checks.
+    fn requester<'a>(&'a self, opts: &'a WriteOptions) -> Requester<'a> {
+        Requester {
+            user: opts.user.as_ref(),
+            authorizers: &self.authorizers,
         }
     }
 

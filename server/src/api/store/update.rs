@@ -140,7 +140,10 @@ impl Store {
                 object::metadata_mut(&mut new).insert("generation".into(), json!(generation + 1));
             }
             let mut causes = meta::validate_meta(kind, &new);
-            causes.extend(kind.strategy.validate_update(&new, &old));
+            causes.extend(
+                kind.strategy
+                    .validate_update_by(&new, &old, &self.requester(opts)),
+            );
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
             }
