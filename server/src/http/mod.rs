@@ -167,6 +167,8 @@ pub async fn handle(
 #[cfg(test)]
 mod authn_tests;
 #[cfg(test)]
+mod authz_reviews_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod test_server;
