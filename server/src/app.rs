@@ -25,15 +25,18 @@ use crate::request::authn::token::{Bearer, TokenAuthenticator};
 use crate::request::authn::x509::ClientCertificates;
 use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::configured as authz_configured;
+use crate::request::authz::create_on_update::CreateOnUpdate;
 use crate::request::authz::rbac::escalation::EscalationCheck;
+use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
 
-const HOOKS: [&str; 5] = [
+const HOOKS: [&str; 6] = [
     "bootstrap-namespaces",
+    controllers::rbac::HOOK,
     "start-namespace-controller",
     "start-apiextensions-controllers",
     "start-garbage-collector",
@@ -69,6 +72,9 @@ pub fn admission_chain(
     let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
     let mut validating: Vec<Arc<dyn admission::ValidatingAdmission>> = vec![lifecycle];
     if let Some(authorization) = authorization {
+        validating.push(Arc::new(CreateOnUpdate::new(Arc::clone(
+            &authorization.authorizers,
+        ))));
         validating.push(Arc::new(EscalationCheck::new(
             authorization.rbac.clone(),
             Arc::clone(&authorization.authorizers),
@@ -247,6 +253,11 @@ pub async fn run(config: Config) -> Result<(), String> {
     let registry = Arc::new(kinds::builtin(&config));
     let (stop_tx, stop_rx) = watch::channel(false);
     let authorization = authz_setup::authorization(&config, &storage, &registry, &stop_rx).await?;
+    reviews::register(
+        &registry,
+        &config.api_domain,
+        Arc::clone(&authorization.authorizers),
+    );
     let admission = Arc::new(admission_chain(
         &storage,
         &registry,
@@ -255,7 +266,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     let state = Arc::new(AppState {
-        store: Store::new(Arc::clone(&storage), registry, admission),
+        store: Store::new(Arc::clone(&storage), registry, admission)
+            .with_authorizers(Arc::clone(&authorization.authorizers)),
         config: Arc::clone(&config),
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
@@ -287,11 +299,19 @@ pub async fn run(config: Config) -> Result<(), String> {
     health.hook_done("start-garbage-collector");
     let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
+    let rbac_bootstrap = tokio::spawn(controllers::rbac::reconcile::run(
+        Arc::clone(&state),
+        authorization.rbac.clone(),
+    ));
+    let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
         .map(|e| tokio::spawn(http::serve(Arc::clone(&state), e, stop_rx.clone())))
         .collect();
+    // Serving while the default policy is written (readyz says so), but
+    // "started" only once every hook has run.
+    let _ = rbac_bootstrap.await;
     tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
 
     stop_signal().await;
@@ -307,6 +327,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = garbage_collector.await;
     let _ = service_accounts.await;
     let _ = compactor.await;
+    let _ = aggregation.await;
     storage.close();
     tracing::info!("stopped");
     Ok(())

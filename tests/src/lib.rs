@@ -236,6 +236,63 @@ impl Server {
             .unwrap_or_else(|e| panic!("{method} {path} over HTTPS: {e}"))
     }
 
+    /// Binds the ClusterRole `role` to `subject` (e.g. `{"kind": "User",
+    /// "name": "alice"}`) cluster-wide, as the admin on the secure port, and
+    /// waits until the server's RBAC caches have the binding (a
+    /// SubjectAccessReview for `probe` — verb, `resource[.group]` — says
+    /// allowed).
+    pub fn grant(&self, subject: &Value, role: &str, probe: (&str, &str)) {
+        let name = format!(
+            "test-{}-{}",
+            subject["name"]
+                .as_str()
+                .unwrap_or("subject")
+                .replace(':', "-"),
+            role.replace(':', "-")
+        );
+        let mut subject = subject.clone();
+        if subject["kind"] != "ServiceAccount" {
+            subject["apiGroup"] = "rbac.authorization.k8s.io".into();
+        }
+        let binding = serde_json::json!({
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [subject.clone()],
+        });
+        let admin = self.admin_client();
+        let json = [("Content-Type", "application/json")];
+        let body = serde_json::to_vec(&binding).expect("json");
+        let path = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings";
+        let r = self.https(&admin, "POST", path, &json, Some(&body));
+        assert_eq!(r.status, 201, "binding {name}: {}", r.text());
+        let user = match subject["kind"].as_str() {
+            Some("ServiceAccount") => serde_json::json!({"user": format!(
+                "system:serviceaccount:{}:{}",
+                subject["namespace"].as_str().unwrap_or_default(),
+                subject["name"].as_str().unwrap_or_default()
+            )}),
+            Some("Group") => serde_json::json!({"groups": [subject["name"].clone()]}),
+            _ => serde_json::json!({"user": subject["name"].clone()}),
+        };
+        let mut spec = user;
+        let (resource, group) = probe.1.split_once('.').unwrap_or((probe.1, ""));
+        spec["resourceAttributes"] =
+            serde_json::json!({"verb": probe.0, "group": group, "resource": resource});
+        let review = serde_json::to_vec(&serde_json::json!({
+            "apiVersion": "authorization.k8s.io/v1",
+            "kind": "SubjectAccessReview",
+            "spec": spec,
+        }))
+        .expect("json");
+        let reviews = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+        wait_until(&format!("RBAC to see {name}"), || {
+            let r = self.https(&admin, "POST", reviews, &json, Some(&review));
+            r.status == 201 && r.json()["status"]["allowed"] == true
+        });
+    }
+
     /// The server's process id (while it runs).
     #[must_use]
     pub fn pid(&self) -> Option<u32> {

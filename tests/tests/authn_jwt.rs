@@ -168,6 +168,11 @@ fn a_jwt_of_the_configured_issuer_authenticates_over_tls() {
     let config = dir.path().join("authn.json");
     write_config(&config, &[issuer.entry()]);
     let s = Server::start_secure(&["--authentication-config", config.to_str().expect("path")]);
+    s.grant(
+        &json!({"kind": "User", "name": "jane"}),
+        "view",
+        ("list", "namespaces"),
+    );
     let token = issuer.token("jane", &json!({"groups": ["dev"]}));
     wait_until("the issuer's keys are fetched", || {
         status_with(&s, &token, "/api/v1/namespaces") == 200

@@ -23,6 +23,25 @@ fn start(extra: &[&str]) -> (Server, tempfile::TempDir) {
     args.extend_from_slice(extra);
     let s = Server::start_secure(&args);
     std::fs::write(ca_file(&dir), s.ca_pem()).expect("ca file");
+    // alice may edit (and list namespaces); both may review tokens, as
+    // kube's system:auth-delegator lets an authenticating proxy do.
+    s.grant(
+        &json!({"kind": "User", "name": "alice"}),
+        "edit",
+        ("create", "configmaps"),
+    );
+    s.grant(
+        &json!({"kind": "User", "name": "alice"}),
+        "view",
+        ("list", "namespaces"),
+    );
+    for reviewer in ["alice", "bob"] {
+        s.grant(
+            &json!({"kind": "User", "name": reviewer}),
+            "system:auth-delegator",
+            ("create", "tokenreviews.authentication.k8s.io"),
+        );
+    }
     (s, dir)
 }
 
@@ -172,8 +191,13 @@ fn token_reviews_and_refusals_over_https() {
             &json!("token is required for TokenReview in authentication")
         )
     );
-    let (code, _) = call(&s, Some("bob-token"), "GET", path, None);
-    assert_eq!(code, 405);
+    // Reading reviews is refused: first by RBAC (bob may only create
+    // them), then, for who may do anything, as a method the kind lacks.
+    assert_eq!(call(&s, Some("bob-token"), "GET", path, None).0, 403);
+    assert_eq!(
+        s.https(&s.admin_client(), "GET", path, &[], None).status,
+        405
+    );
 
     // Malformed and unknown tokens: 401, Kubernetes' bare Status, and no write.
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "refused"}});

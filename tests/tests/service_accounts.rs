@@ -12,6 +12,11 @@ use serde_json::Value;
 
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
+/// The `default` service account of `default`, as an RBAC subject.
+fn default_account() -> Value {
+    serde_json::json!({"kind": "ServiceAccount", "namespace": "default", "name": "default"})
+}
+
 fn admin(s: &Server, args: &[&str], stdin: Option<&str>) -> String {
     let (ok, out) = kubectl_with_kubeconfig(&s.admin_kubeconfig(), args, stdin);
     assert!(ok, "kubectl {args:?}: {out}");
@@ -63,6 +68,7 @@ fn kubectl_create_token_mints_tokens_kubectl_can_use() {
     }
     let s = Server::start_secure(&[]);
     wait_until("the default service account", || default_account_exists(&s));
+    s.grant(&default_account(), "edit", ("list", "pods"));
 
     let token = admin(&s, &["create", "token", "default"], None);
     let token = token.trim();
@@ -121,6 +127,7 @@ fn a_pod_bound_token_is_refused_once_the_pod_is_gone() {
     }
     let s = Server::start_secure(&[]);
     wait_until("the default service account", || default_account_exists(&s));
+    s.grant(&default_account(), "view", ("list", "pods"));
     let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
                   "spec": {"containers": [{"name": "web", "image": "nginx"}]}}"#;
     admin(&s, &["create", "-f", "-"], Some(pod));

@@ -122,6 +122,11 @@ fn first_start_writes_a_working_admin_kubeconfig_and_serves_http2() {
 #[test]
 fn client_certificates_name_the_user_and_bad_ones_are_refused() {
     let s = Server::start_secure(&[]);
+    s.grant(
+        &serde_json::json!({"kind": "User", "name": "alice"}),
+        "edit",
+        ("create", "configmaps"),
+    );
     let ca = cluster_ca(&s);
     let alice = make::signed(
         &ca,

@@ -40,6 +40,8 @@ pub struct Secure {
     /// The static token of `--token-auth-file`; `None` when the binary has
     /// no such flag (yet).
     pub static_token: Option<String>,
+    /// The static token of a user outside system:masters (RBAC decides).
+    pub rbac_token: Option<String>,
 }
 
 impl Secure {
@@ -108,13 +110,14 @@ impl Server {
             "--secure-port",
             &secure_port.to_string(),
         ]);
-        let (mut token_file, mut static_token) = (None, None);
+        let (mut token_file, mut static_token, mut rbac_token) = (None, None, None);
         if has_flag(bin, "--token-auth-file") {
-            let token = secure::random_token();
+            let (token, rbac) = (secure::random_token(), secure::random_token());
             let path = work_dir.join(format!("cairn-tokens-{port}.csv"));
-            std::fs::write(&path, secure::token_file_line(&token))?;
+            let lines = secure::token_file_line(&token) + &secure::rbac_token_file_line(&rbac);
+            std::fs::write(&path, lines)?;
             cmd.arg("--token-auth-file").arg(&path);
-            (token_file, static_token) = (Some(path), Some(token));
+            (token_file, static_token, rbac_token) = (Some(path), Some(token), Some(rbac));
         }
         let child = cmd
             .args(["--api-domain", "svc.io"])
@@ -144,6 +147,7 @@ impl Server {
             addr: SocketAddr::from(([127, 0, 0, 1], secure_port)),
             credentials,
             static_token,
+            rbac_token,
         });
         Ok(server)
     }

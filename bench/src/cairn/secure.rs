@@ -18,6 +18,10 @@ use crate::Result;
 
 /// The user the static token names; in system:masters, as system:admin is.
 pub const TOKEN_USER: &str = "cairn-bench";
+/// The user of the second static token: in no privileged group, so RBAC
+/// decides its every request (the bench binds it as it binds the
+/// service account).
+pub const RBAC_USER: &str = "cairn-bench-rbac";
 
 #[derive(Deserialize)]
 struct Kubeconfig {
@@ -122,6 +126,11 @@ pub fn random_token() -> String {
 /// The `--token-auth-file` line: `token,user,uid,"group1,group2"`.
 pub fn token_file_line(token: &str) -> String {
     format!("{token},{TOKEN_USER},{TOKEN_USER}-uid,\"system:masters\"\n")
+}
+
+/// The line of the RBAC-decided user (no groups but the ones the server adds).
+pub fn rbac_token_file_line(token: &str) -> String {
+    format!("{token},{RBAC_USER},{RBAC_USER}-uid\n")
 }
 
 #[cfg(test)]

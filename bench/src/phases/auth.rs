@@ -7,14 +7,21 @@
 //! drift on a shared machine hits them alike. Every connection is opened and
 //! makes one create before anything is measured: the figures are the steady
 //! state (handshakes and first verifications done, caches warm).
+//!
+//! The static token's user is in system:masters, which every authorizer
+//! chain lets through first; the RBAC token's user and the service account
+//! are not, so RBAC decides each of their creates under a policy of 1,000
+//! Roles and RoleBindings (`rbac.rs`). The RBAC token case against the
+//! static token case is what RBAC costs: same authenticator, same token
+//! size, one difference.
 
 use std::time::Duration;
 
 use http::{Method, StatusCode};
 use memchr::memmem;
 
-use super::Ctx;
 use super::create::rate_line;
+use super::{Ctx, rbac};
 use crate::cairn::client::Conn;
 use crate::cairn::ops::{self, CairnWriter};
 use crate::cairn::{Endpoint, Secure};
@@ -28,6 +35,9 @@ use crate::{Result, etcd};
 const MIN_X509_VS_ETCD: f64 = 2.0;
 /// A bearer-token case's server CPU per create, relative to the plain port's.
 const MAX_TOKEN_CPU: f64 = 1.10;
+/// The RBAC-decided token case's server CPU per create, relative to the
+/// masters token case's (RBAC's share of a create).
+const MAX_RBAC_CPU: f64 = 1.05;
 /// Quiet time before each measured span, so one case's tail is not billed to the next.
 const SETTLE: Duration = Duration::from_millis(100);
 
@@ -142,9 +152,20 @@ async fn endpoints(ctx: &mut Ctx, secure: &Secure) -> Result<Vec<(&'static str, 
             "auth: this cairn-apiserver has no --token-auth-file; the static-token case is skipped",
         ),
     }
+    let policy = rbac::setup(&Endpoint::plain(ctx.cairn.addr)).await?;
+    ctx.report.note(&policy);
+    if let Some(token) = &secure.rbac_token {
+        let endpoint = secure.bearer(token);
+        rbac::await_allowed(&endpoint).await?;
+        out.push(("tls_token_rbac", endpoint));
+    }
     let mut conn = Conn::connect(ctx.cairn.addr).await?;
     match service_account_token(&mut conn).await? {
-        Ok(token) => out.push(("tls_sa_token", secure.bearer(&token))),
+        Ok(token) => {
+            let endpoint = secure.bearer(&token);
+            rbac::await_allowed(&endpoint).await?;
+            out.push(("tls_sa_token", endpoint));
+        }
         Err(why) => ctx.report.note(&format!(
             "auth: {why}; the service-account token case is skipped"
         )),
@@ -225,10 +246,15 @@ async fn measure(ctx: &mut Ctx, secure: &Secure, start: u64) -> Result<()> {
 }
 
 fn report(ctx: &mut Ctx, cases: &[Case<CairnWriter>], etcd: Option<&Case<etcd::ops::EtcdWriter>>) {
-    let plain_cpu = cases
-        .first()
-        .and_then(|c| c.per_op(c.server_cpu))
-        .map(|d| d.as_secs_f64());
+    let cpu_of = |suffix: &str| {
+        cases
+            .iter()
+            .find(|c| c.name.ends_with(suffix))
+            .and_then(|c| c.per_op(c.server_cpu))
+            .map(|d| d.as_secs_f64())
+    };
+    let plain_cpu = cpu_of("_plain");
+    let masters_token_cpu = cpu_of("_tls_token");
     let etcd_line = etcd.map(|e| e.line("put"));
     for (i, c) in cases.iter().enumerate() {
         let cpu = c.per_op(c.server_cpu).map(|d| d.as_secs_f64());
@@ -247,6 +273,21 @@ fn report(ctx: &mut Ctx, cases: &[Case<CairnWriter>], etcd: Option<&Case<etcd::o
                 vs_etcd.map(|r| Target::at_least(r, MIN_X509_VS_ETCD, "x etcd's put rate"));
             ctx.report
                 .figure(&c.name, &line, etcd_line.as_deref(), vs_etcd, target);
+        } else if c.name.ends_with("_token_rbac") {
+            let share = cpu.zip(masters_token_cpu).map(|(c, m)| c / m);
+            line.push_str(&format!(
+                " ({} the plain port's CPU; {} the masters token's)",
+                cpu_ratio.map_or("?".into(), ratio_text),
+                share.map_or("?".into(), ratio_text)
+            ));
+            let target = share.map(|r| {
+                Target::at_most(
+                    r,
+                    MAX_RBAC_CPU,
+                    "x the masters token's server CPU per create (RBAC's share)",
+                )
+            });
+            ctx.report.figure(&c.name, &line, None, share, target);
         } else if c.name.contains("_token") {
             let target = cpu_ratio.map(|r| {
                 Target::at_most(r, MAX_TOKEN_CPU, "x the plain port's server CPU per create")

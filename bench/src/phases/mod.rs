@@ -5,6 +5,7 @@ mod auth;
 mod create;
 mod encodings;
 mod list;
+mod rbac;
 mod watch;
 
 use std::time::{Duration, Instant};

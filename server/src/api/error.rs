@@ -133,6 +133,11 @@ pub enum ApiError {
     /// An unknown URL: Kubernetes answers with a plain-text 404, not a Status.
     #[error("404 page not found")]
     PathNotFound,
+    /// A request the filters before the handlers cannot make sense of
+    /// (impersonating groups without a user): Kubernetes answers with a
+    /// plain-text 500, `Internal Server Error: "<uri>": <cause>`.
+    #[error("Internal Server Error: {uri:?}: {cause}")]
+    FilterFailed { uri: String, cause: String },
 }
 
 fn invalid_message(kind: &str, group: &str, name: &str, causes: &[Cause]) -> String {
@@ -178,7 +183,7 @@ impl ApiError {
             ApiError::TooLarge(_) => 413,
             ApiError::Expired { .. } => 410,
             ApiError::Timeout { .. } => 504,
-            ApiError::Internal(_) => 500,
+            ApiError::Internal(_) | ApiError::FilterFailed { .. } => 500,
             ApiError::ServiceUnavailable(_) => 503,
         }
     }
@@ -200,7 +205,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "RequestEntityTooLarge",
             ApiError::Expired { .. } => "Expired",
             ApiError::Timeout { .. } => "Timeout",
-            ApiError::Internal(_) => "InternalError",
+            ApiError::Internal(_) | ApiError::FilterFailed { .. } => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
         }
     }

@@ -35,7 +35,19 @@ pub fn name_problem(name: &str, rule: NameRule) -> Option<String> {
         NameRule::Subdomain if !is_subdomain(name) => Some(
             "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into(),
         ),
+        NameRule::PathSegment => path_segment_problem(name),
         _ => None,
+    }
+}
+
+/// Why a name cannot be a path segment, in Kubernetes' words.
+fn path_segment_problem(name: &str) -> Option<String> {
+    match name {
+        "." | ".." => Some(format!("may not be '{name}'")),
+        _ => ['/', '%']
+            .into_iter()
+            .find(|c| name.contains(*c))
+            .map(|c| format!("may not contain '{c}'")),
     }
 }
 
@@ -166,6 +178,15 @@ mod tests {
         assert!(!is_subdomain("a..b"));
         assert!(name_problem("kube-system", NameRule::Label).is_none());
         assert!(name_problem("a.b", NameRule::Label).is_some());
+        assert!(name_problem("system:discovery", NameRule::PathSegment).is_none());
+        assert_eq!(
+            name_problem("a/b", NameRule::PathSegment).as_deref(),
+            Some("may not contain '/'")
+        );
+        assert_eq!(
+            name_problem("..", NameRule::PathSegment).as_deref(),
+            Some("may not be '..'")
+        );
     }
 
     #[test]

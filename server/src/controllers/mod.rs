@@ -1,10 +1,11 @@
 //! In-process control loops: namespace bootstrap and finalization, garbage
 //! collection (owner references, graceful deletion), and periodic
-//! compaction of the store's history, and the `default` service account
-//! of every namespace.
+//! compaction of the store's history, the `default` service account
+//! of every namespace, and RBAC's default policy and aggregation.
 
 pub mod compaction;
 pub mod crd;
 pub mod gc;
 pub mod namespace;
+pub mod rbac;
 pub mod service_account;

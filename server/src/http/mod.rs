@@ -70,7 +70,11 @@ pub async fn handle(
         headers: req.headers(),
         peer: conn.peer.as_ref(),
     };
-    let user = match conn.pipeline.authorize_request(&head, &info).await {
+    let user = match conn
+        .pipeline
+        .authorize_request(&head, &info, &state.config.api_domain)
+        .await
+    {
         Ok(user) => user,
         Err(e) => {
             // Refused before any handler: in the negotiated encoding, or
@@ -132,7 +136,11 @@ pub async fn handle(
     let registry = &state.store.registry;
     let doc = match route {
         Route::Resource(target) => {
-            return resource::handle(&state, req, target, user, query, writer).await;
+            let call = resource::Caller {
+                user,
+                authorizers: Arc::clone(&conn.pipeline.authorizers),
+            };
+            return resource::handle(&state, req, target, call, query, writer).await;
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),
@@ -158,6 +166,8 @@ pub async fn handle(
 
 #[cfg(test)]
 mod authn_tests;
+#[cfg(test)]
+mod authz_reviews_tests;
 #[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]

@@ -160,6 +160,7 @@ impl Query {
             system: false,
             subresource: None,
             user: None,
+            create_on_update: false,
         })
     }
 

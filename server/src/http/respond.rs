@@ -190,6 +190,15 @@ impl Writer {
         if matches!(err, ApiError::PathNotFound) {
             return text(404, "404 page not found\n");
         }
+        if let ApiError::FilterFailed { .. } = err {
+            // Go's http.Error after kube's HTML-escaping sanitizer.
+            let escaped = err
+                .to_string()
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;");
+            return text(500, &format!("{escaped}\n"));
+        }
         let mut resp = self.object(err.code(), &err.status(), &[]);
         if let Some(s) = err.retry_after() {
             resp.headers_mut()

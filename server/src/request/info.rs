@@ -75,6 +75,31 @@ impl RequestInfo {
         }
     }
 
+    /// A resource request not made over HTTP (escalation and create
+    /// checks): `verb` on `resource` in `group`, in `namespace` (`""`:
+    /// cluster scope), on `name` (`""`: none).
+    #[must_use]
+    pub fn resource_request(
+        verb: impl Into<Cow<'static, str>>,
+        group: &str,
+        resource: &str,
+        namespace: &str,
+        name: &str,
+    ) -> RequestInfo {
+        RequestInfo {
+            verb: verb.into(),
+            path: String::new(),
+            resource: Some(ResourceInfo {
+                group: group.to_string(),
+                version: "v1".into(),
+                namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
+                resource: resource.to_string(),
+                name: (!name.is_empty()).then(|| name.to_string()),
+                ..ResourceInfo::default()
+            }),
+        }
+    }
+
     #[must_use]
     pub fn is_resource_request(&self) -> bool {
         self.resource.is_some()

@@ -1,6 +1,7 @@
 //! The pipeline every request passes, resource or not: its `RequestInfo`
 //! is built, the caller authenticated (a chain of authenticators) and
-//! authorized (a union of authorizers), before anything is answered —
+//! authorized (a union of authorizers) — as the user it impersonates, if
+//! it may (`impersonation`) — before anything is answered —
 //! health, discovery, OpenAPI and `/version` included. Writes then pass
 //! admission inside the store (mutating plugins, the kind's validation,
 //! validating plugins, the commit): see `admission`. Each stage is a
@@ -9,6 +10,7 @@
 pub mod admission;
 pub mod authn;
 pub mod authz;
+pub mod impersonation;
 pub mod info;
 pub mod user;
 
@@ -51,13 +53,24 @@ impl Pipeline {
         }
     }
 
-    /// Who asks, if they may: the user, else 401 or 403.
+    /// Who asks, if they may: the user (the impersonated one when the
+    /// request impersonates, and may), else 401 or 403. `api_domain`
+    /// names the group of impersonated uids and extras.
     pub async fn authorize_request(
         &self,
         head: &RequestHead<'_>,
         info: &RequestInfo,
+        api_domain: &str,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let user = self.authenticators.authenticate(head).await?;
+        let requester = self.authenticators.authenticate(head).await?;
+        let user = impersonation::impersonate(
+            &self.authorizers,
+            head.headers,
+            head.path,
+            api_domain,
+            requester,
+        )
+        .await?;
         self.authorizers
             .authorize(&Attributes { user: &user, info })
             .await?;

@@ -60,6 +60,21 @@ pub fn compile(source: &str) -> Result<Arc<Program>, String> {
     parsed.map(Arc::new)
 }
 
+/// Line and column (both from 1, columns in characters) where the
+/// expression `id` of `program` starts, as CEL's error messages give them.
+#[must_use]
+pub fn position(program: &Program, id: u64) -> (usize, usize) {
+    let source = &program.source_info().source;
+    let start = program
+        .source_info()
+        .offset_for(id)
+        .map_or(0, |(start, _)| start as usize);
+    let before = source.get(..start).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
 fn list_index_of<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     list_position(&args, false)
 }

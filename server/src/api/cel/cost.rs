@@ -17,6 +17,9 @@ const MAP_LITERAL: u64 = 30;
 const MAP_KEY_CHARS: u64 = 1024;
 /// Operations that walk a string or list pay one unit per this many elements.
 const TRAVERSAL_PER_UNIT: u64 = 10;
+/// An authorization check (`check` of the authorizer library), Kubernetes'
+/// fixed figure: it lets one evaluation (`PER_CALL_LIMIT`) make two checks.
+pub const AUTHORIZATION_CHECK: u64 = 350_000;
 
 /// The estimate of one expression.
 #[derive(Debug)]
@@ -243,6 +246,8 @@ impl Walker {
                 traverse(size(0)),
                 Shape::Str(shapes.iter().map(Shape::size).fold(0, u64::saturating_add)),
             ),
+            "check" => (AUTHORIZATION_CHECK, Shape::Scalar),
+            "allowed" | "errored" => (1, Shape::Scalar),
             "split" => (
                 traverse(size(0)),
                 Shape::List(Box::new(Shape::Str(size(0))), size(0)),

@@ -1,43 +1,70 @@
 //! Running the rules: `validate_rules` walks a schema and a value (and the
 //! old value, for transition rules) together and evaluates every rule at
-//! every node under one cost budget; `check_costs` applies the estimated-cost
-//! limits when a CRD is read.
+//! every node under one cost budget; `validate_rules_by` does so for a
+//! write, binding `authorizer` to its writer.
 
 use cel::common::types::CelOptional as Optional;
 use cel::common::value::Val;
 use cel::{Context, ExecutionError, Value as Cel};
 use serde_json::Value;
 
+use super::authz::{self, Requester};
+use super::authz_types::AUTHORIZER_VARIABLE;
 use super::bind::to_cel;
 use super::compile::ENV;
 use super::cost::estimate;
 use super::library;
 use super::rule::Rule;
-use super::shape::{Shape, max_items, max_properties};
-use super::{
-    PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET, STATIC_ESTIMATED_COST_LIMIT,
-    STATIC_ESTIMATED_CRD_COST_LIMIT,
-};
+use super::shape::Shape;
+use super::{PER_CALL_LIMIT, RUNTIME_CEL_COST_BUDGET};
 use crate::api::schema::{ErrorType, FieldError, Schema, SchemaType};
 
 /// Every failed rule of `new` (and `old`, for transition rules), with the
-/// path of the node the rule sits on, or of its `fieldPath`.
+/// path of the node the rule sits on, or of its `fieldPath`. There is no
+/// writer (a CRD's defaults are checked): rules using `authorizer` are not
+/// run.
 #[must_use]
 pub fn validate_rules(schema: &Schema, new: &Value, old: Option<&Value>) -> Vec<FieldError> {
+    run_rules(schema, new, old, None)
+}
+
+/// `validate_rules` for a write by `requester`, whom the rules'
+/// `authorizer` checks as.
+#[must_use]
+pub fn validate_rules_by(
+    schema: &Schema,
+    new: &Value,
+    old: Option<&Value>,
+    requester: &Requester<'_>,
+) -> Vec<FieldError> {
+    run_rules(schema, new, old, Some(requester))
+}
+
+fn run_rules(
+    schema: &Schema,
+    new: &Value,
+    old: Option<&Value>,
+    requester: Option<&Requester<'_>>,
+) -> Vec<FieldError> {
     let mut run = Run {
         budget: RUNTIME_CEL_COST_BUDGET,
         errors: Vec::new(),
         stopped: false,
+        requester,
+        authorizer: None,
     };
     run.node(schema, new, old, "");
     run.errors
 }
 
-struct Run {
+struct Run<'r> {
     budget: u64,
     errors: Vec<FieldError>,
     /// Set when the budget ran out: no further rule is evaluated.
     stopped: bool,
+    requester: Option<&'r Requester<'r>>,
+    /// The `authorizer` value, made on first use.
+    authorizer: Option<Cel>,
 }
 
 fn child(path: &str, name: &str) -> String {
@@ -48,7 +75,7 @@ fn child(path: &str, name: &str) -> String {
     }
 }
 
-impl Run {
+impl Run<'_> {
     fn node(&mut self, schema: &Schema, value: &Value, old: Option<&Value>, path: &str) {
         if self.stopped || value.is_null() {
             return;
@@ -97,11 +124,21 @@ impl Run {
             if rule.uses_old_self && old.is_none() && !rule.optional_old_self {
                 continue;
             }
+            if rule.uses_authorizer && self.requester.is_none() {
+                continue;
+            }
             let vars = [("self", self_shape.clone()), ("oldSelf", old_shape.clone())];
             if !self.charge(rule, rule.program.expression(), &vars, &ty, path) {
                 return;
             }
-            let outcome = evaluate(rule, &rule.program, &self_cel, old_cel.as_ref());
+            let authorizer = self.authorizer(rule.uses_authorizer);
+            let outcome = evaluate(
+                rule,
+                &rule.program,
+                &self_cel,
+                old_cel.as_ref(),
+                authorizer.as_ref(),
+            );
             let at = rule_path(path, rule);
             match outcome {
                 Ok(Cel::Bool(true)) => {}
@@ -125,6 +162,15 @@ impl Run {
                         rule.rule.trim()
                     ),
                 )),
+                // A function's own error reads as its message alone, as
+                // Kubernetes words it ("path must not be empty").
+                Err(ExecutionError::FunctionError { message, .. }) => {
+                    self.errors.push(FieldError::invalid(
+                        at,
+                        ty.clone(),
+                        format!("{message} evaluating rule: {}", rule.rule.trim()),
+                    ));
+                }
                 Err(e) => self.errors.push(FieldError::invalid(
                     at,
                     ty.clone(),
@@ -132,6 +178,20 @@ impl Run {
                 )),
             }
         }
+    }
+
+    /// The `authorizer` value for an expression that `uses` it, when the
+    /// run has a writer.
+    fn authorizer(&mut self, uses: bool) -> Option<Cel> {
+        if !uses {
+            return None;
+        }
+        let requester = self.requester?;
+        Some(
+            self.authorizer
+                .get_or_insert_with(|| requester.value())
+                .clone(),
+        )
     }
 
     /// Charges the cost bound of `expr` against the actual values to the
@@ -196,7 +256,8 @@ impl Run {
         if !self.charge(rule, program.expression(), vars, ty, path) {
             return fallback;
         }
-        match evaluate(rule, program, self_cel, old_cel) {
+        let authorizer = self.authorizer(program.references().has_variable(AUTHORIZER_VARIABLE));
+        match evaluate(rule, program, self_cel, old_cel, authorizer.as_ref()) {
             Ok(Cel::String(s)) if !s.trim().is_empty() && !s.contains(['\n', '\r']) => {
                 s.trim().to_owned()
             }
@@ -210,9 +271,14 @@ fn evaluate(
     program: &cel::Program,
     self_cel: &Cel,
     old: Option<&Cel>,
+    authorizer: Option<&Cel>,
 ) -> Result<Cel, ExecutionError> {
     let mut ctx = Context::with_env(ENV.clone());
     library::register(&mut ctx);
+    if let Some(authorizer) = authorizer {
+        authz::register(&mut ctx);
+        ctx.add_variable_from_value(AUTHORIZER_VARIABLE, authorizer.clone());
+    }
     ctx.add_variable_from_value("self", self_cel.clone());
     match (old, rule.optional_old_self) {
         (Some(o), false) => ctx.add_variable_from_value("oldSelf", o.clone()),
@@ -277,133 +343,4 @@ fn correlated_item<'a>(schema: &Schema, item: &Value, old: &'a Value) -> Option<
     old.as_array()?
         .iter()
         .find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
-}
-
-/// The estimated-cost limits, checked once the whole schema is read: each
-/// rule's estimate times the number of times it can run (the product of
-/// `maxItems`/`maxProperties` above it), and the sum over the schema. Also
-/// rejects transition rules where old and new values cannot be paired.
-#[must_use]
-pub fn check_costs(schema: &Schema) -> Vec<FieldError> {
-    let mut check = CostCheck {
-        total: 0,
-        errors: Vec::new(),
-        expensive: Vec::new(),
-    };
-    check.node(schema, "", 1, None);
-    if check.total > STATIC_ESTIMATED_CRD_COST_LIMIT {
-        check.expensive.sort_by_key(|e| std::cmp::Reverse(e.1));
-        for (path, _) in check.expensive.iter().take(4) {
-            check.errors.push(FieldError::forbidden(
-                path.clone(),
-                "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema",
-            ));
-        }
-        check.errors.push(FieldError::forbidden(
-            "",
-            cost_message(
-                "x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema",
-                check.total,
-                STATIC_ESTIMATED_CRD_COST_LIMIT,
-            ),
-        ));
-    }
-    check.errors
-}
-
-struct CostCheck {
-    total: u64,
-    errors: Vec<FieldError>,
-    expensive: Vec<(String, u64)>,
-}
-
-impl CostCheck {
-    fn node(&mut self, s: &Schema, at: &str, cardinality: u64, uncorrelatable: Option<&str>) {
-        for (i, rule) in s.rules.iter().enumerate() {
-            let base = child(at, &format!("x-kubernetes-validations[{i}]"));
-            let rule_at = format!("{base}.rule");
-            let cost = rule.estimated_cost.saturating_mul(cardinality);
-            if cost > STATIC_ESTIMATED_COST_LIMIT {
-                self.errors.push(FieldError::forbidden(
-                    rule_at.clone(),
-                    cost_message("estimated rule cost", cost, STATIC_ESTIMATED_COST_LIMIT),
-                ));
-            }
-            self.total = self.total.saturating_add(cost);
-            self.expensive.push((rule_at.clone(), cost));
-            if rule.message_program.is_some() {
-                let message_at = format!("{base}.messageExpression");
-                let cost = rule.message_estimated_cost;
-                if cost > STATIC_ESTIMATED_COST_LIMIT {
-                    self.errors.push(FieldError::forbidden(
-                        message_at.clone(),
-                        cost_message(
-                            "estimated messageExpression cost",
-                            cost,
-                            STATIC_ESTIMATED_COST_LIMIT,
-                        ),
-                    ));
-                }
-                self.total = self.total.saturating_add(cost);
-                self.expensive.push((message_at, cost));
-            }
-            if rule.uses_old_self
-                && let Some(within) = uncorrelatable
-            {
-                self.errors.push(FieldError::invalid(
-                    rule_at,
-                    Value::from(rule.rule.as_str()),
-                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"),
-                ));
-            }
-        }
-        let atomic_map = s.map_type.as_deref() == Some("atomic");
-        for (name, prop) in &s.properties {
-            let here = if atomic_map {
-                uncorrelatable.or(Some(at))
-            } else {
-                uncorrelatable
-            };
-            self.node(
-                prop,
-                &child(at, &format!("properties[{name}]")),
-                cardinality,
-                here,
-            );
-        }
-        if let Some(values) = &s.additional_properties {
-            let n = cardinality.saturating_mul(max_properties(s));
-            self.node(
-                values,
-                &child(at, "additionalProperties"),
-                n,
-                uncorrelatable,
-            );
-        }
-        if let Some(items) = &s.items {
-            let n = cardinality.saturating_mul(max_items(s));
-            let here = if s.list_type.as_deref() == Some("map") {
-                uncorrelatable
-            } else {
-                uncorrelatable.or(Some(at))
-            };
-            self.node(items, &child(at, "items"), n, here);
-        }
-    }
-}
-
-/// Kubernetes' wording for a cost over its limit.
-fn cost_message(what: &str, cost: u64, limit: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let factor = cost as f64 / limit as f64;
-    let factor = if factor > 100.0 {
-        "more than 100x".to_owned()
-    } else if factor < 1.5 {
-        format!("{factor:.6}x")
-    } else {
-        format!("{factor:.1}x")
-    };
-    format!(
-        "{what} exceeds budget by factor of {factor} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)"
-    )
 }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use cel::Program;
 use serde_json::{Map, Value};
 
-use super::compile::compile;
+use super::authz_types::{AUTHORIZER_VARIABLE, check_library_calls};
+use super::compile::{compile, position};
 use super::cost::{UndefinedField, estimate};
 use super::expression::TYPE_IDENTS;
 use super::shape::Shape;
@@ -25,6 +26,9 @@ pub struct Rule {
     pub optional_old_self: bool,
     /// The rule names `oldSelf`: a transition rule, run on updates only.
     pub uses_old_self: bool,
+    /// The rule names `authorizer`: it can only run for a write, checking
+    /// as its writer.
+    pub uses_authorizer: bool,
     /// Estimated cost of one evaluation against the worst case the schema allows.
     pub estimated_cost: u64,
     pub message_estimated_cost: u64,
@@ -73,7 +77,7 @@ const REASONS: [&str; 4] = [
 ];
 
 /// The variables a rule may use (besides type names, `TYPE_IDENTS`).
-const RULE_VARIABLES: &[&str] = &["self", "oldSelf"];
+const RULE_VARIABLES: &[&str] = &["self", "oldSelf", AUTHORIZER_VARIABLE];
 
 /// Reads and compiles the rules of `schema` (`doc` is the keyword's value,
 /// `at` its path). Problems are appended to `errors`.
@@ -207,6 +211,7 @@ fn compile_one(
     let vars = [
         ("self", self_shape.clone()),
         ("oldSelf", self_shape.clone()),
+        (AUTHORIZER_VARIABLE, Shape::Scalar),
     ];
     let program = match compile(&rule).and_then(|p| check(&p, &rule, &vars).map(|cost| (p, cost))) {
         Ok(p) => p,
@@ -221,6 +226,7 @@ fn compile_one(
     };
     let (program, estimated_cost) = program;
     let uses_old_self = program.references().has_variable("oldSelf");
+    let uses_authorizer = program.references().has_variable(AUTHORIZER_VARIABLE);
     if fields.contains_key("optionalOldSelf") && !uses_old_self {
         errors.push(FieldError::invalid(
             field("optionalOldSelf"),
@@ -254,6 +260,7 @@ fn compile_one(
         reason,
         optional_old_self,
         uses_old_self,
+        uses_authorizer,
         estimated_cost,
         message_estimated_cost,
         program,
@@ -262,7 +269,8 @@ fn compile_one(
 }
 
 /// What a type checker would catch that the parser does not: names that are
-/// not declared and fields the schema does not have. Returns the estimate.
+/// not declared, fields the schema does not have, misuse of the authorizer
+/// library. Returns the estimate.
 fn check(program: &Program, source: &str, vars: &[(&str, Shape)]) -> Result<u64, String> {
     let references = program.references();
     let comprehension_vars = comprehension_variables(program.expression());
@@ -276,10 +284,11 @@ fn check(program: &Program, source: &str, vars: &[(&str, Shape)]) -> Result<u64,
             ));
         }
     }
+    check_library_calls(program, source)?;
     match estimate(program.expression(), vars, true) {
         Ok(e) => Ok(e.cost),
         Err(UndefinedField { expr_id, field }) => {
-            let (line, column) = program.source_info().offset_for(expr_id).unwrap_or((1, 1));
+            let (line, column) = position(program, expr_id);
             Err(format!(
                 "ERROR: <input>:{line}:{column}: undefined field '{field}'\n | {source}"
             ))

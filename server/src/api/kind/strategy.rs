@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::api::cel::Requester;
 use crate::api::error::{ApiError, Cause};
 
 /// How `metadata.name` is checked.
@@ -12,6 +13,9 @@ pub enum NameRule {
     Subdomain,
     /// RFC 1123 label: ≤63, lowercase alphanumerics and `-`.
     Label,
+    /// Any path segment: not `.` or `..`, no `/` or `%` (RBAC's names,
+    /// such as `system:discovery`).
+    PathSegment,
 }
 
 /// What a DELETE does to an object with no finalizers pending.
@@ -23,8 +27,8 @@ pub enum DeleteAction {
 }
 
 /// Kind-specific behaviour, called by the generic store in a fixed order:
-/// create: `prepare_for_create` → schema validation → `validate`;
-/// update: `prepare_for_update` → schema validation → `validate_update`.
+/// create: `prepare_for_create` → schema validation → `validate_by`;
+/// update: `prepare_for_update` → schema validation → `validate_update_by`.
 /// `&Value` hooks must not change the object (the compiler sees to it).
 pub trait Strategy: Send + Sync {
     /// Normalises a new object (status defaults, required finalizers).
@@ -38,6 +42,20 @@ pub trait Strategy: Send + Sync {
     /// Semantic checks of an update.
     fn validate_update(&self, new: &Value, _old: &Value) -> Vec<Cause> {
         self.validate(new)
+    }
+    /// `validate` for a write by `requester`, for checks that depend on
+    /// who writes (CEL rules using `authorizer`).
+    fn validate_by(&self, obj: &Value, _requester: &Requester<'_>) -> Vec<Cause> {
+        self.validate(obj)
+    }
+    /// `validate_update` for a write by `requester`.
+    fn validate_update_by(
+        &self,
+        new: &Value,
+        old: &Value,
+        _requester: &Requester<'_>,
+    ) -> Vec<Cause> {
+        self.validate_update(new, old)
     }
     /// The rule for `metadata.name`.
     fn name_rule(&self) -> NameRule {

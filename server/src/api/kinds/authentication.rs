@@ -35,7 +35,7 @@ fn user_info() -> Schema {
 
 /// A kind asked, not stored: `metadata` may be left out (the generic store's
 /// need of a name does not apply).
-fn question<I, K>(fields: I) -> Schema
+pub(crate) fn question<I, K>(fields: I) -> Schema
 where
     I: IntoIterator<Item = (K, Schema)>,
     K: Into<String>,

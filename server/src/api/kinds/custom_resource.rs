@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::api::cel::{self, Requester};
 use crate::api::error::Cause;
 use crate::api::kind::{Column, Conversion, KindSpec, Origin, ScalePaths, Strategy, Subresources};
 use crate::api::object::{str_at, strings_at};
@@ -84,19 +85,42 @@ impl Strategy for CustomResourceStrategy {
     }
 
     fn validate(&self, obj: &Value) -> Vec<Cause> {
-        rule_causes(&self.schema, obj, None)
+        rule_causes(&self.schema, obj, None, None)
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<Cause> {
-        rule_causes(&self.schema, new, Some(old))
+        rule_causes(&self.schema, new, Some(old), None)
+    }
+
+    fn validate_by(&self, obj: &Value, requester: &Requester<'_>) -> Vec<Cause> {
+        rule_causes(&self.schema, obj, None, Some(requester))
+    }
+
+    fn validate_update_by(
+        &self,
+        new: &Value,
+        old: &Value,
+        requester: &Requester<'_>,
+    ) -> Vec<Cause> {
+        rule_causes(&self.schema, new, Some(old), Some(requester))
     }
 }
 
-fn rule_causes(schema: &Schema, new: &Value, old: Option<&Value>) -> Vec<Cause> {
-    schema::validate_rules(schema, new, old)
-        .into_iter()
-        .map(|e| Cause::new(e.reason(), e.field.clone(), e.body()))
-        .collect()
+/// The CEL rules' failures; rules using `authorizer` run only for a write
+/// (`requester`).
+fn rule_causes(
+    schema: &Schema,
+    new: &Value,
+    old: Option<&Value>,
+    requester: Option<&Requester<'_>>,
+) -> Vec<Cause> {
+    match requester {
+        Some(r) => cel::validate_rules_by(schema, new, old, r),
+        None => schema::validate_rules(schema, new, old),
+    }
+    .into_iter()
+    .map(|e| Cause::new(e.reason(), e.field.clone(), e.body()))
+    .collect()
 }
 
 /// The schema a version's objects are checked against: the CRD's, with

@@ -2,6 +2,7 @@
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
 pub mod authentication;
+pub mod authorization;
 pub mod catalog;
 pub mod checks;
 pub mod config_map;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::checks::{causes, default_field, items_at, object_field, str_at};
 use crate::api::error::Cause;
-use crate::api::kind::Strategy;
+use crate::api::kind::{NameRule, Strategy};
 use crate::api::schema::{FieldError, Schema, go_quote};
 
 fn role_ref() -> Schema {
@@ -174,6 +174,11 @@ fn go_role_ref(binding: &Value) -> String {
 }
 
 impl Strategy for BindingStrategy {
+    /// RBAC names are path segments (`system:discovery`), as in Kubernetes.
+    fn name_rule(&self) -> NameRule {
+        NameRule::PathSegment
+    }
+
     fn prepare_for_create(&self, obj: &mut Value) {
         self.apply_defaults(obj);
     }

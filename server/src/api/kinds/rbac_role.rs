@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::checks::{causes, items_at};
 use crate::api::error::Cause;
-use crate::api::kind::Strategy;
+use crate::api::kind::{NameRule, Strategy};
 use crate::api::schema::{FieldError, Schema, go_quote};
 
 fn policy_rule() -> Schema {
@@ -145,6 +145,11 @@ pub struct RoleStrategy {
 }
 
 impl Strategy for RoleStrategy {
+    /// RBAC names are path segments (`system:discovery`), as in Kubernetes.
+    fn name_rule(&self) -> NameRule {
+        NameRule::PathSegment
+    }
+
     fn validate(&self, obj: &Value) -> Vec<Cause> {
         items_at(obj, "/rules")
             .iter()

@@ -116,7 +116,14 @@ impl Store {
             let created = merge(None, &mut managed)?;
             let created = Store::default_and_validate(kind, without_uid(created))?;
             match self
-                .create_tracked(kind, ns, created, warnings.clone(), opts, Some(managed))
+                .create_tracked(
+                    kind,
+                    ns,
+                    created,
+                    warnings.clone(),
+                    &opts.creating_on_update(),
+                    Some(managed),
+                )
                 .await
             {
                 // Another writer created it since it was found missing: this

@@ -22,10 +22,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::api::cel::Requester;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::request::admission::Chain;
+use crate::request::authz::Authorizers;
+use crate::request::authz::privileged::PrivilegedGroups;
 use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Revision, Storage, StorageError};
 
@@ -57,6 +60,21 @@ pub struct WriteOptions {
     /// Who writes, as admission sees it; `None` for the API server's own
     /// in-process writes.
     pub user: Option<Arc<UserInfo>>,
+    /// Set by the store when a PUT or an apply creates the object it found
+    /// missing: admission then authorizes the write as a create too, as
+    /// Kubernetes does (an apply needs `create` for new objects).
+    pub create_on_update: bool,
+}
+
+impl WriteOptions {
+    /// These options for the create an update or apply turned into.
+    #[must_use]
+    pub fn creating_on_update(&self) -> WriteOptions {
+        WriteOptions {
+            create_on_update: true,
+            ..self.clone()
+        }
+    }
 }
 
 /// Subresources whose writes change part of the object.
@@ -89,6 +107,10 @@ pub struct Store {
     pub registry: Arc<Registry>,
     /// Every write passes it (see `request::admission`).
     pub admission: Arc<Chain>,
+    /// What CEL rules' `authorizer` asks about the writer: the secure
+    /// port's chain, or `system:masters` alone (the insecure port's) until
+    /// one is given (`with_authorizers`).
+    pub authorizers: Arc<Authorizers>,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -101,6 +123,24 @@ impl Store {
             storage,
             registry,
             admission,
+            authorizers: Arc::new(Authorizers::new(vec![
+                Arc::new(PrivilegedGroups::masters()),
+            ])),
+        }
+    }
+
+    /// The store, with CEL rules' `authorizer` checking through `authorizers`.
+    #[must_use]
+    pub fn with_authorizers(mut self, authorizers: Arc<Authorizers>) -> Store {
+        self.authorizers = authorizers;
+        self
+    }
+
+    /// Who makes the write `opts` describes, for the kind's checks.
+    fn requester<'a>(&'a self, opts: &'a WriteOptions) -> Requester<'a> {
+        Requester {
+            user: opts.user.as_ref(),
+            authorizers: &self.authorizers,
         }
     }
 

@@ -61,7 +61,7 @@ impl Store {
             let mut obj = body.clone();
             object::metadata_mut(&mut obj).remove("resourceVersion");
             match self
-                .create_admitted(kind, ns, obj, warnings.clone(), opts)
+                .create_admitted(kind, ns, obj, warnings.clone(), &opts.creating_on_update())
                 .await
             {
                 // Another writer created it since it was found missing: this
@@ -140,7 +140,10 @@ impl Store {
                 object::metadata_mut(&mut new).insert("generation".into(), json!(generation + 1));
             }
             let mut causes = meta::validate_meta(kind, &new);
-            causes.extend(kind.strategy.validate_update(&new, &old));
+            causes.extend(
+                kind.strategy
+                    .validate_update_by(&new, &old, &self.requester(opts)),
+            );
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
             }

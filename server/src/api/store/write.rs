@@ -149,7 +149,7 @@ impl Store {
             return Err(kind.invalid("", causes, 422));
         }
         let mut causes = meta::validate_meta(kind, &obj);
-        causes.extend(kind.strategy.validate(&obj));
+        causes.extend(kind.strategy.validate_by(&obj, &self.requester(opts)));
         if !causes.is_empty() {
             return Err(kind.invalid(&name, causes, 422));
         }

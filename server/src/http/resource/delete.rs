@@ -8,12 +8,13 @@ use serde_json::Value;
 use crate::api::bodies::delete_options;
 use crate::api::error::ApiError;
 use crate::api::store::{DeleteOptions, Deleted, ListPage, delete::success_status};
-use crate::app::AppState;
 use crate::http::body::Body;
 use crate::http::encode::json::list_object;
 use crate::http::params::Query;
 use crate::http::protobuf;
 use crate::http::resource::Call;
+use crate::request::authz::Attributes;
+use crate::request::info::RequestInfo;
 
 /// DELETE of one object: the object (or a `Status`) as it was removed, or
 /// as it waits for its finalizers.
@@ -23,7 +24,7 @@ pub async fn delete(
     name: &str,
 ) -> Result<Response<Body>, ApiError> {
     let (kind, writer) = (&r.kind, r.writer);
-    let opts = options(r, req).await?;
+    let opts = options(r, req, name).await?;
     match r.state.store.delete(kind, r.ns, name, &opts).await? {
         Deleted::Removed(obj) if kind.return_deleted_object => {
             Ok(writer.reply(kind, 200, &obj, &[]))
@@ -47,7 +48,7 @@ pub async fn delete_collection(
 ) -> Result<Response<Body>, ApiError> {
     let kind = &r.kind;
     r.query.check_not_watch_only(&r.meta_group)?;
-    let opts = options(r, req).await?;
+    let opts = options(r, req, "").await?;
     let list = r.query.list_options(kind, &r.state.config.feature_gates)?;
     let (items, revision) = r
         .state
@@ -64,10 +65,14 @@ pub async fn delete_collection(
 }
 
 /// The request's DeleteOptions, checked, for its user.
-async fn options(r: &Call<'_>, req: http::Request<Incoming>) -> Result<DeleteOptions, ApiError> {
+async fn options(
+    r: &Call<'_>,
+    req: http::Request<Incoming>,
+    name: &str,
+) -> Result<DeleteOptions, ApiError> {
     let body = r.read_body(req).await?;
     let mut opts = parse_options(r.query, r.content_type.as_deref(), &body)?;
-    check_unsafe_delete(r.state, &mut opts)?;
+    check_unsafe_delete(r, &mut opts, name).await?;
     opts.user = Some(r.user.clone());
     Ok(opts)
 }
@@ -91,14 +96,20 @@ fn parse_options(
 }
 
 /// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate
-/// is on; then it excludes every other option, and — as every stored object
-/// here decodes — the delete is refused, as Kubernetes refuses an unsafe
-/// delete of a readable object.
-fn check_unsafe_delete(state: &AppState, opts: &mut DeleteOptions) -> Result<(), ApiError> {
+/// is on; then it excludes every other option, needs the
+/// `unsafe-delete-ignore-read-errors` permission besides `delete`, and — as
+/// every stored object here decodes — the delete is refused, as Kubernetes
+/// refuses an unsafe delete of a readable object.
+async fn check_unsafe_delete(
+    r: &Call<'_>,
+    opts: &mut DeleteOptions,
+    name: &str,
+) -> Result<(), ApiError> {
     if !opts.unsafe_delete {
         return Ok(());
     }
-    if !state
+    if !r
+        .state
         .config
         .feature_gates
         .enabled("AllowUnsafeMalformedObjectDeletion")
@@ -117,7 +128,46 @@ fn check_unsafe_delete(state: &AppState, opts: &mut DeleteOptions) -> Result<(),
             "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be combined with dryRun, gracePeriodSeconds, orphanDependents, preconditions or propagationPolicy".into(),
         ));
     }
+    authorize_unsafe_delete(r, name).await?;
     Err(ApiError::BadRequest(
         "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively meant to delete corrupt objects that cannot be read; this object can be read, delete it normally".into(),
     ))
+}
+
+/// Kubernetes' extra check of an unsafe delete: the caller must also be
+/// allowed the verb `unsafe-delete-ignore-read-errors` on the object.
+async fn authorize_unsafe_delete(r: &Call<'_>, name: &str) -> Result<(), ApiError> {
+    const VERB: &str = "unsafe-delete-ignore-read-errors";
+    let info = RequestInfo::resource_request(
+        VERB,
+        &r.kind.group,
+        &r.kind.resource,
+        r.ns.unwrap_or_default(),
+        name,
+    );
+    let verdict = r
+        .authorizers
+        .decide(&Attributes {
+            user: &r.user,
+            info: &info,
+        })
+        .await;
+    if verdict.allowed {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden {
+        group: r.kind.group.clone(),
+        resource: r.kind.qualified_resource(),
+        name: name.to_string(),
+        reason: format!(
+            "not permitted to do {VERB:?}, reason: {}, error: {}",
+            verdict.reason,
+            if verdict.evaluation_error.is_empty() {
+                "<nil>"
+            } else {
+                &verdict.evaluation_error
+            }
+        ),
+        causes: Vec::new(),
+    })
 }

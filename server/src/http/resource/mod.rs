@@ -27,6 +27,7 @@ use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
 use crate::http::respond::Writer;
+use crate::request::authz::Authorizers;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
 
@@ -34,16 +35,23 @@ pub(crate) fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> O
     req.headers().get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Serves one resource request of an authorized `user`.
+/// Who makes a request, and the chain that authorized it (asked again by
+/// handlers whose options need more than the verb: an unsafe delete).
+pub struct Caller {
+    pub user: Arc<UserInfo>,
+    pub authorizers: Arc<Authorizers>,
+}
+
+/// Serves one resource request of an authorized caller.
 pub async fn handle(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     info: &ResourceInfo,
-    user: Arc<UserInfo>,
+    caller: Caller,
     query: Query,
     writer: Writer,
 ) -> Response<Body> {
-    match dispatch(state, req, info, user, &query, writer).await {
+    match dispatch(state, req, info, caller, &query, writer).await {
         Ok(resp) => resp,
         Err(e) => writer.error(&e),
     }
@@ -60,10 +68,11 @@ async fn dispatch(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     info: &ResourceInfo,
-    user: Arc<UserInfo>,
+    caller: Caller,
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
+    let Caller { user, authorizers } = caller;
     let kind = state
         .store
         .registry
@@ -108,6 +117,7 @@ async fn dispatch(
         writer,
         table,
         user,
+        authorizers,
         user_agent,
         content_type,
         cbor_body,
@@ -149,6 +159,7 @@ pub(crate) struct Call<'a> {
     /// The Table options, when the answer is a Table.
     table: Option<TableOptions>,
     user: Arc<UserInfo>,
+    authorizers: Arc<Authorizers>,
     user_agent: Option<String>,
     content_type: Option<String>,
     /// The body arrives as CBOR and is read as its JSON equivalent.

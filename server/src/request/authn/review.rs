@@ -95,7 +95,7 @@ impl TokenReviewer {
 
 /// `metadata` as sent, with Kubernetes' null `creationTimestamp` of an
 /// object that was never stored.
-fn echoed_metadata(body: &Value) -> Value {
+pub(crate) fn echoed_metadata(body: &Value) -> Value {
     let mut meta = body
         .get("metadata")
         .and_then(Value::as_object)

@@ -7,8 +7,10 @@
 
 pub mod always;
 pub mod configured;
+pub mod create_on_update;
 pub mod privileged;
 pub mod rbac;
+pub mod reviews;
 pub mod rules;
 pub mod setup;
 pub mod webhook;

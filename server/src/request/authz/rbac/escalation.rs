@@ -5,7 +5,6 @@
 //! `system:masters` and the API server itself are exempt. Runs as a
 //! validating admission plugin on the four RBAC kinds.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -16,7 +15,7 @@ use super::rule::PolicyRule;
 use crate::api::error::ApiError;
 use crate::request::admission::{Attributes, Operation, Pins, ValidatingAdmission};
 use crate::request::authz::{self, Authorizers};
-use crate::request::info::{RequestInfo, ResourceInfo};
+use crate::request::info::RequestInfo;
 use crate::request::user::{MASTERS, UserInfo};
 use crate::util::maybe_async::MaybeAsync;
 
@@ -48,18 +47,7 @@ impl EscalationCheck {
         namespace: &str,
         name: &str,
     ) -> bool {
-        let info = RequestInfo {
-            verb: Cow::Borrowed(verb),
-            path: String::new(),
-            resource: Some(ResourceInfo {
-                group: self.group.clone(),
-                version: "v1".into(),
-                namespace: (!namespace.is_empty()).then(|| namespace.to_string()),
-                resource: resource.to_string(),
-                name: Some(name.to_string()),
-                ..ResourceInfo::default()
-            }),
-        };
+        let info = RequestInfo::resource_request(verb, &self.group, resource, namespace, name);
         self.authorizers
             .decide(&authz::Attributes { user, info: &info })
             .await
