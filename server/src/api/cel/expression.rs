@@ -102,13 +102,20 @@ impl Expression {
     /// (`claims.email`, `has(claims.email)`, `claims.?email`).
     #[must_use]
     pub fn selects(&self, operand: &str, field: &str) -> bool {
+        self.selected_fields(operand).iter().any(|f| f == field)
+    }
+
+    /// Every field the expression selects directly on the variable
+    /// `operand` (`request.user`, `has(request.uid)`, `request.?extra`).
+    #[must_use]
+    pub fn selected_fields(&self, operand: &str) -> Vec<String> {
+        let mut found = Vec::new();
         let mut stack = vec![self.program.expression()];
         while let Some(e) = stack.pop() {
             match &e.expr {
                 Expr::Select(s) => {
-                    if matches!(&s.operand.expr, Expr::Ident(n) if n == operand) && s.field == field
-                    {
-                        return true;
+                    if matches!(&s.operand.expr, Expr::Ident(n) if n == operand) {
+                        found.push(s.field.clone());
                     }
                     stack.push(&s.operand);
                 }
@@ -116,9 +123,9 @@ impl Expression {
                     if call.func_name == operators::OPT_SELECT
                         && let [target, name] = call.args.as_slice()
                         && matches!(&target.expr, Expr::Ident(n) if n == operand)
-                        && matches!(&name.expr, Expr::Literal(LiteralValue::String(s)) if s.inner() == field)
+                        && let Expr::Literal(LiteralValue::String(s)) = &name.expr
                     {
-                        return true;
+                        found.push(s.inner().to_owned());
                     }
                     stack.extend(call.target.as_deref());
                     stack.extend(call.args.iter());
@@ -126,7 +133,7 @@ impl Expression {
                 other => stack.extend(children(other)),
             }
         }
-        false
+        found
     }
 
     /// The type the expression yields when evident without a type checker

@@ -387,6 +387,10 @@ fn match_conditions_compile_to_booleans_over_request() {
         one("'yes'"),
         "authorizers[0].matchConditions[0].expression: Invalid value: \"'yes'\": must evaluate to bool"
     );
+    assert_eq!(
+        one("request.verb == 'get'"),
+        "authorizers[0].matchConditions[0].expression: Invalid value: \"request.verb == 'get'\": compilation failed: ERROR: <input>:1:1: undefined field 'verb'"
+    );
     assert_eq!(one("request.user.startsWith('system:')"), "ok");
 }
 

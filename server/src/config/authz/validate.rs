@@ -26,6 +26,15 @@ const MAX_TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_MATCH_CONDITIONS: usize = 64;
 /// The variable match conditions see: the v1 SubjectAccessReview spec.
 pub const REQUEST_VARIABLE: &str = "request";
+/// The fields of that spec, which Kubernetes' typed compiler knows.
+const REQUEST_FIELDS: [&str; 6] = [
+    "resourceAttributes",
+    "nonResourceAttributes",
+    "user",
+    "groups",
+    "extra",
+    "uid",
+];
 
 fn quoted(values: &[&str]) -> Vec<Value> {
     values.iter().map(|v| Value::from(*v)).collect()
@@ -321,7 +330,18 @@ fn match_conditions(sources: &[String], at: &str, errors: &mut Vec<FieldError>) 
                     "must evaluate to bool",
                 ));
             }
-            Ok(e) => compiled.push(e),
+            Ok(e) => match e
+                .selected_fields(REQUEST_VARIABLE)
+                .into_iter()
+                .find(|f| !REQUEST_FIELDS.contains(&f.as_str()))
+            {
+                Some(unknown) => errors.push(FieldError::invalid(
+                    here,
+                    Value::from(source.as_str()),
+                    format!("compilation failed: ERROR: <input>:1:1: undefined field '{unknown}'"),
+                )),
+                None => compiled.push(e),
+            },
             Err(detail) => errors.push(FieldError::invalid(
                 here,
                 Value::from(source.as_str()),
