@@ -277,3 +277,34 @@ fn a_changed_file_replaces_the_chain() {
     let r = server.https(&server.admin_client(), "GET", pods, &[], None);
     assert_eq!(r.status, 200);
 }
+
+#[test]
+fn mode_webhook_uses_the_legacy_flags() {
+    let hook = Hook::start(alice_yes_bob_no);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = hook.kubeconfig(dir.path());
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, TOKENS).expect("tokens");
+    let server = Server::start_secure(&[
+        "--token-auth-file",
+        tokens.to_str().expect("path"),
+        "--authorization-mode",
+        "Webhook,RBAC",
+        "--authorization-webhook-config-file",
+        &kubeconfig,
+        "--authorization-webhook-cache-authorized-ttl",
+        "0s",
+    ]);
+    let client = server.tls_client(None);
+    let pods = "/api/v1/namespaces/default/pods";
+    assert_eq!(status_as(&server, &client, "alice-token", pods).0, 200);
+    assert_eq!(status_as(&server, &client, "alice-token", pods).0, 200);
+    assert_eq!(hook.calls(), 2, "a 0s authorized TTL caches nothing");
+    let review = hook.reviews.lock().expect("lock")[0].clone();
+    assert_eq!(review["apiVersion"], "authorization.k8s.io/v1beta1");
+    assert_eq!(
+        review["spec"]["group"],
+        json!(["people", "system:authenticated"])
+    );
+    assert_eq!(status_as(&server, &client, "bob-token", pods).0, 403);
+}
