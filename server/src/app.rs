@@ -234,7 +234,8 @@ async fn endpoints(
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
-    // Read first: invalid flags, keys or --authentication-config stop the
+    // Read first: invalid flags, keys, --authentication-config or
+    // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
     let authentication = jwt::startup::from_config(
