@@ -6,3 +6,4 @@ pub mod file_watch;
 pub mod maybe_async;
 pub mod random;
 pub mod time;
+pub mod url;

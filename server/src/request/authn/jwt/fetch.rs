@@ -15,6 +15,8 @@ use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+use crate::util::url::UrlTarget;
+
 /// Largest document accepted from a provider.
 const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Longest a whole fetch may take.
@@ -65,7 +67,10 @@ impl Fetcher {
     }
 
     async fn get(&self, url: &str) -> Result<Value, String> {
-        let target = Target::parse(url)?;
+        let target = UrlTarget::parse(url)?;
+        if !target.https {
+            return Err(format!("{url}: only https URLs are fetched"));
+        }
         let tcp = TcpStream::connect((target.host.as_str(), target.port))
             .await
             .map_err(|e| format!("GET {url}: {e}"))?;
@@ -102,55 +107,5 @@ impl Fetcher {
             return Err(format!("GET {url}: {status}"));
         }
         serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
-    }
-}
-
-/// What a connection needs from an https URL.
-struct Target {
-    host: String,
-    port: u16,
-    authority: String,
-    path_and_query: String,
-}
-
-impl Target {
-    fn parse(url: &str) -> Result<Target, String> {
-        let rest = url
-            .strip_prefix("https://")
-            .ok_or_else(|| format!("{url}: only https URLs are fetched"))?;
-        let rest = rest.split('#').next().unwrap_or("");
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        let path_and_query = if path.starts_with('?') {
-            format!("/{path}")
-        } else {
-            path.to_owned()
-        };
-        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let (h, after) = v6
-                .split_once(']')
-                .ok_or_else(|| format!("{url}: bad host"))?;
-            (h.to_owned(), after.strip_prefix(':'))
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h.to_owned(), Some(p)),
-                None => (authority.to_owned(), None),
-            }
-        };
-        let port = match port {
-            Some(p) => p.parse().map_err(|_| format!("{url}: bad port"))?,
-            None => 443,
-        };
-        if host.is_empty() {
-            return Err(format!("{url}: no host"));
-        }
-        Ok(Target {
-            host,
-            port,
-            authority: authority.to_owned(),
-            path_and_query,
-        })
     }
 }

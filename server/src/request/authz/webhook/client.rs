@@ -16,6 +16,8 @@ use parking_lot::Mutex;
 use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
+
+use crate::util::url::UrlTarget;
 use tokio_rustls::TlsConnector;
 
 use super::kubeconfig::Settings;
@@ -32,7 +34,7 @@ const MAX_IDLE: usize = 16;
 
 /// A client for one webhook.
 pub struct Client {
-    target: Target,
+    target: UrlTarget,
     tls: Option<(TlsConnector, ServerName<'static>)>,
     /// `Bearer <token>`; a secret, never logged.
     authorization: Option<http::HeaderValue>,
@@ -48,7 +50,7 @@ enum Failure {
 impl Client {
     /// A client for the server `settings` name; the error is one line.
     pub fn new(settings: &Settings) -> Result<Client, String> {
-        let target = Target::parse(&settings.server)?;
+        let target = UrlTarget::parse(&settings.server)?;
         let tls = if target.https {
             let host = settings
                 .tls_server_name
@@ -192,87 +194,5 @@ impl Client {
         if idle.len() < MAX_IDLE && !sender.is_closed() {
             idle.push(sender);
         }
-    }
-}
-
-/// What a connection needs from the server URL.
-struct Target {
-    url: String,
-    https: bool,
-    host: String,
-    port: u16,
-    authority: String,
-    path_and_query: String,
-}
-
-impl Target {
-    fn parse(url: &str) -> Result<Target, String> {
-        let (https, rest) = if let Some(rest) = url.strip_prefix("https://") {
-            (true, rest)
-        } else if let Some(rest) = url.strip_prefix("http://") {
-            (false, rest)
-        } else {
-            return Err(format!(
-                "{url}: the webhook server must be an http or https URL"
-            ));
-        };
-        let rest = rest.split('#').next().unwrap_or_default();
-        let (authority, path) = match rest.find(['/', '?']) {
-            Some(i) => (&rest[..i], &rest[i..]),
-            None => (rest, "/"),
-        };
-        let path_and_query = if path.starts_with('?') {
-            format!("/{path}")
-        } else {
-            path.to_owned()
-        };
-        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let (h, after) = v6
-                .split_once(']')
-                .ok_or_else(|| format!("{url}: bad host"))?;
-            (h.to_owned(), after.strip_prefix(':'))
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h.to_owned(), Some(p)),
-                None => (authority.to_owned(), None),
-            }
-        };
-        let port = match port {
-            Some(p) => p.parse().map_err(|_| format!("{url}: bad port"))?,
-            None if https => 443,
-            None => 80,
-        };
-        if host.is_empty() {
-            return Err(format!("{url}: no host"));
-        }
-        Ok(Target {
-            url: url.to_owned(),
-            https,
-            host,
-            port,
-            authority: authority.to_owned(),
-            path_and_query,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Target;
-
-    #[test]
-    fn server_urls_give_host_port_and_path() {
-        let t = Target::parse("https://hook.example:8443/authorize?x=1").expect("url");
-        assert!(t.https);
-        assert_eq!((t.host.as_str(), t.port), ("hook.example", 8443));
-        assert_eq!(t.path_and_query, "/authorize?x=1");
-        let t = Target::parse("http://[::1]").expect("url");
-        assert!(!t.https);
-        assert_eq!(
-            (t.host.as_str(), t.port, t.path_and_query.as_str()),
-            ("::1", 80, "/")
-        );
-        assert!(Target::parse("ftp://x").is_err());
-        assert!(Target::parse("https://:1/").is_err());
     }
 }
