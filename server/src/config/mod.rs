@@ -3,6 +3,7 @@
 pub mod authn;
 pub mod authorization;
 pub mod authz;
+pub mod document;
 pub mod feature_gates;
 pub mod service_accounts;
 

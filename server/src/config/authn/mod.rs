@@ -16,6 +16,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::config::document;
+pub use crate::config::document::Problem;
+
 use crate::api::cel::Expression;
 use crate::api::schema::FieldError;
 
@@ -114,34 +117,12 @@ pub struct Context {
 
 /// Reads and validates the file at `path`.
 pub fn load(path: &Path, ctx: &Context) -> Result<AuthenticationConfig, String> {
-    let data = std::fs::read(path).map_err(|e| {
-        format!(
-            "failed to read authentication configuration file {:?}: {e}",
-            path.display().to_string()
-        )
-    })?;
-    parse(&data, ctx).map_err(|e| match e {
-        Problem::Load(detail) => format!(
-            "failed to load authentication configuration from file {:?}: {detail}",
-            path.display().to_string()
-        ),
-        Problem::Invalid(line) => line,
-    })
-}
-
-/// Why a document is refused: it cannot be read as the kind, or it breaks rules.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Problem {
-    Load(String),
-    Invalid(String),
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Problem::Load(s) | Problem::Invalid(s) => f.write_str(s),
-        }
-    }
+    document::load(
+        path,
+        "authentication configuration",
+        "authentication configuration",
+        |data| parse(data, ctx),
+    )
 }
 
 /// Reads and validates a document (YAML or JSON).

@@ -16,6 +16,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::config::document;
+pub use crate::config::document::Problem;
+
 use super::authn::{aggregate, check_type, one_line};
 use crate::api::cel::Expression;
 
@@ -108,26 +111,12 @@ pub enum Connection {
 
 /// Reads and validates the file at `path` (apiVersion at `domain`).
 pub fn load(path: &Path, domain: &str) -> Result<AuthorizationConfig, String> {
-    let data = std::fs::read(path).map_err(|e| {
-        format!(
-            "failed to read authorization configuration file {:?}: {e}",
-            path.display().to_string()
-        )
-    })?;
-    parse(&data, domain).map_err(|e| match e {
-        Problem::Load(detail) => format!(
-            "failed to load AuthorizationConfiguration from file {:?}: {detail}",
-            path.display().to_string()
-        ),
-        Problem::Invalid(line) => line,
-    })
-}
-
-/// Why a document is refused: it cannot be read as the kind, or it breaks rules.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Problem {
-    Load(String),
-    Invalid(String),
+    document::load(
+        path,
+        "authorization configuration",
+        "AuthorizationConfiguration",
+        |data| parse(data, domain),
+    )
 }
 
 /// Reads and validates a document (YAML or JSON).

@@ -1,0 +1,39 @@
+//! Reading one of the configuration files of spec 2.7 from disk: why a
+//! document is refused, and the one line a refusal becomes at start-up.
+
+use std::path::Path;
+
+/// Why a document is refused: it cannot be read as the kind, or it breaks rules.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Problem {
+    Load(String),
+    Invalid(String),
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Load(s) | Problem::Invalid(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Reads the file at `path` and hands it to `parse`; errors are one line
+/// in kube-apiserver's words, naming the file for `what` (e.g.
+/// `authentication configuration`) and the kind it failed to load as.
+pub fn load<T>(
+    path: &Path,
+    what: &str,
+    loaded_as: &str,
+    parse: impl FnOnce(&[u8]) -> Result<T, Problem>,
+) -> Result<T, String> {
+    let shown = path.display().to_string();
+    let data =
+        std::fs::read(path).map_err(|e| format!("failed to read {what} file {shown:?}: {e}"))?;
+    parse(&data).map_err(|e| match e {
+        Problem::Load(detail) => {
+            format!("failed to load {loaded_as} from file {shown:?}: {detail}")
+        }
+        Problem::Invalid(line) => line,
+    })
+}
