@@ -311,11 +311,18 @@ pub async fn run(config: Config) -> Result<(), String> {
         .map(|e| tokio::spawn(http::serve(Arc::clone(&state), e, stop_rx.clone())))
         .collect();
     // Serving while the default policy is written (readyz says so), but
-    // "started" only once every hook has run.
-    let _ = rbac_bootstrap.await;
-    tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
-
-    stop_signal().await;
+    // "started" only once every hook has run; a stop signal meanwhile is
+    // honoured (the hook retries for as long as storage refuses it).
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    let stopped_early = tokio::select! {
+        _ = rbac_bootstrap => false,
+        () = &mut stop => true,
+    };
+    if !stopped_early {
+        tracing::info!(data_dir = %config.data_dir.display(), api_domain = %config.api_domain, "cairn-apiserver started");
+        stop.await;
+    }
     tracing::info!(delay = ?config.shutdown_delay, "shutting down: readyz now fails");
     health.begin_shutdown();
     tokio::time::sleep(config.shutdown_delay).await;
