@@ -1,7 +1,10 @@
-//! Reading one of the configuration files of spec 2.7 from disk: why a
-//! document is refused, and the one line a refusal becomes at start-up.
+//! Reading one of the configuration files of spec 2.7: from disk, as JSON
+//! or YAML, why a document is refused, and the one line a refusal becomes
+//! at start-up.
 
 use std::path::Path;
+
+use serde_json::Value;
 
 /// Why a document is refused: it cannot be read as the kind, or it breaks rules.
 #[derive(Debug, PartialEq, Eq)]
@@ -36,4 +39,28 @@ pub fn load<T>(
         }
         Problem::Invalid(line) => line,
     })
+}
+
+/// A document's text as JSON (a leading `{`) or YAML; not UTF-8, empty
+/// or unreadable documents are `Problem::Load`.
+pub fn decode(data: &[u8]) -> Result<Value, Problem> {
+    let text = std::str::from_utf8(data)
+        .map_err(|_| Problem::Load("the file is not UTF-8 text".into()))?;
+    if text.trim().is_empty() {
+        return Err(Problem::Load("empty config data".into()));
+    }
+    if text.trim_start().starts_with('{') {
+        serde_json::from_str(text).map_err(|e| Problem::Load(e.to_string()))
+    } else {
+        serde_saphyr::from_str(text).map_err(|e| Problem::Load(one_line(&e.to_string())))
+    }
+}
+
+/// A multi-line error (YAML's, with its pointer) as one line.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }

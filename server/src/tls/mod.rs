@@ -6,6 +6,8 @@
 pub mod client_auth;
 pub mod kubeconfig;
 pub mod pki;
+#[cfg(test)]
+pub mod test_pki;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -127,16 +127,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<AuthenticationConfig, String> 
 
 /// Reads and validates a document (YAML or JSON).
 pub fn parse(data: &[u8], ctx: &Context) -> Result<AuthenticationConfig, Problem> {
-    let text = std::str::from_utf8(data)
-        .map_err(|_| Problem::Load("the file is not UTF-8 text".into()))?;
-    if text.trim().is_empty() {
-        return Err(Problem::Load("empty config data".into()));
-    }
-    let doc: Value = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Problem::Load(e.to_string()))?
-    } else {
-        serde_saphyr::from_str(text).map_err(|e| Problem::Load(one_line(&e.to_string())))?
-    };
+    let doc = document::decode(data)?;
     let raw = decode::decode(&doc).map_err(Problem::Load)?;
     check_type(&raw.api_version, &raw.kind, KIND, &ctx.api_domain).map_err(Problem::Load)?;
     let mut errors = Vec::new();
@@ -159,14 +150,6 @@ pub fn check_anonymous_flag(config: &AuthenticationConfig, flag_set: bool) -> Re
         .to_string());
     }
     Ok(())
-}
-
-pub(in crate::config) fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Whether `apiVersion`/`kind` name `expected` at one of the read versions

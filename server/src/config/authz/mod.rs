@@ -14,12 +14,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::config::document;
 pub use crate::config::document::Problem;
 
-use super::authn::{aggregate, check_type, one_line};
+use super::authn::{aggregate, check_type};
 use crate::api::cel::Expression;
 
 pub use decode::{DEFAULT_AUTHORIZED_TTL, DEFAULT_UNAUTHORIZED_TTL};
@@ -121,16 +119,7 @@ pub fn load(path: &Path, domain: &str) -> Result<AuthorizationConfig, String> {
 
 /// Reads and validates a document (YAML or JSON).
 pub fn parse(data: &[u8], domain: &str) -> Result<AuthorizationConfig, Problem> {
-    let text = std::str::from_utf8(data)
-        .map_err(|_| Problem::Load("the file is not UTF-8 text".into()))?;
-    if text.trim().is_empty() {
-        return Err(Problem::Load("empty config data".into()));
-    }
-    let doc: Value = if text.trim_start().starts_with('{') {
-        serde_json::from_str(text).map_err(|e| Problem::Load(e.to_string()))?
-    } else {
-        serde_saphyr::from_str(text).map_err(|e| Problem::Load(one_line(&e.to_string())))?
-    };
+    let doc = document::decode(data)?;
     let raw = decode::decode(&doc).map_err(Problem::Load)?;
     check_type(&raw.api_version, &raw.kind, KIND, domain).map_err(Problem::Load)?;
     let mut errors = Vec::new();

@@ -14,9 +14,6 @@ use hyper::body::Bytes;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use parking_lot::Mutex;
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, IsCa, KeyPair, SanType};
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
@@ -71,27 +68,9 @@ impl TestHook {
 
     /// A webhook on HTTPS with a certificate from a fresh CA.
     pub async fn https(behaviour: Behaviour) -> TestHook {
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("params");
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca =
-            CertifiedIssuer::self_signed(ca_params, KeyPair::generate().expect("key")).expect("ca");
-        let mut leaf = CertificateParams::new(vec!["localhost".to_owned()]).expect("params");
-        leaf.subject_alt_names
-            .push(SanType::IpAddress("127.0.0.1".parse().expect("ip")));
-        let leaf_key = KeyPair::generate().expect("key");
-        let cert = leaf.signed_by(&leaf_key, &ca).expect("leaf");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("versions")
-            .with_no_client_auth()
-            .with_single_cert(
-                vec![CertificateDer::from(cert.der().to_vec())],
-                PrivateKeyDer::from_pem_slice(leaf_key.serialize_pem().as_bytes()).expect("key"),
-            )
-            .expect("tls");
+        let (tls, ca_pem) = crate::tls::test_pki::loopback_server();
         let mut hook = TestHook::start(behaviour, Some(TlsAcceptor::from(Arc::new(tls)))).await;
-        hook.ca_pem = Some(ca.pem());
+        hook.ca_pem = Some(ca_pem);
         hook
     }
 
