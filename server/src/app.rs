@@ -27,6 +27,7 @@ use crate::request::authn::{Authenticator, Authenticators};
 use crate::request::authz::configured as authz_configured;
 use crate::request::authz::create_on_update::CreateOnUpdate;
 use crate::request::authz::rbac::escalation::EscalationCheck;
+use crate::request::authz::rbac::freshness::PolicyFreshness;
 use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
@@ -81,7 +82,14 @@ pub fn admission_chain(
             &authz_setup::rbac_group(domain),
         )));
     }
-    admission::Chain::new(Vec::new(), validating)
+    let chain = admission::Chain::new(Vec::new(), validating);
+    match authorization {
+        Some(authorization) => chain.observed_by(Arc::new(PolicyFreshness::new(
+            authorization.rbac.clone(),
+            &authz_setup::rbac_group(domain),
+        ))),
+        None => chain,
+    }
 }
 
 /// Resolves when the process is asked to stop.

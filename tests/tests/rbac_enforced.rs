@@ -596,3 +596,32 @@ fn escalation_is_refused_unless_held_or_granted_escalate_and_bind() {
         c.call("roler-token", "POST", roles, Some(&more2)).0 == 201
     });
 }
+
+#[test]
+fn a_binding_is_in_force_once_its_write_is_acknowledged() {
+    let c = Cluster::start();
+    // No waiting between the acknowledged write and the request it
+    // permits: the write is acknowledged only once RBAC decides with it.
+    for i in 0..20 {
+        let ns = format!("fresh-{i}");
+        c.admin(
+            "POST",
+            "/api/v1/namespaces",
+            Some(&json!({"metadata": {"name": ns}})),
+        );
+        let path = format!("/api/v1/namespaces/{ns}/configmaps");
+        assert_eq!(c.call("nobody-token", "GET", &path, None).0, 403, "{ns}");
+        c.bind(Some(&ns), "reader", "ClusterRole", "view", user("nobody"));
+        assert_eq!(c.call("nobody-token", "GET", &path, None).0, 200, "{ns}");
+        c.admin(
+            "DELETE",
+            &format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings/reader"),
+            None,
+        );
+        assert_eq!(
+            c.call("nobody-token", "GET", &path, None).0,
+            403,
+            "{ns}: revoked at once"
+        );
+    }
+}

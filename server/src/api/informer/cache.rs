@@ -73,6 +73,13 @@ impl<T> Cache<T> {
         self.synced.is_some()
     }
 
+    /// The revision of the last list or change applied (`None` before the
+    /// first list).
+    #[must_use]
+    pub fn revision(&self) -> Option<Revision> {
+        self.synced
+    }
+
     /// The object stored at `key`, if cached.
     #[must_use]
     pub fn get(&self, key: &[u8]) -> Option<&T> {

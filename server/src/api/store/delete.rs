@@ -100,6 +100,7 @@ impl Store {
             };
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    self.admission.committed(kind, c.revision).await;
                     return Ok(match update {
                         Some(next) => Deleted::Pending(with_rv(next, c.revision)),
                         None => Deleted::Removed(with_rv(current, c.revision)),

@@ -185,6 +185,7 @@ impl Store {
             };
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    self.admission.committed(kind, c.revision).await;
                     return Ok(WriteOutcome {
                         served: stored.and_then(|b| served_bytes(kind, &b, c.revision)),
                         object: with_rv(new, c.revision),

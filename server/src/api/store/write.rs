@@ -188,6 +188,7 @@ impl Store {
             let txn = put_txn(kind, txn, key.clone(), stored.clone());
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    self.admission.committed(kind, c.revision).await;
                     return Ok(WriteOutcome {
                         served: served_bytes(kind, &stored, c.revision),
                         object: with_rv(obj, c.revision),

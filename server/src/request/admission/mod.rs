@@ -213,11 +213,19 @@ impl Pins {
     }
 }
 
+/// Told of each committed write before it is acknowledged, so that what
+/// the server derives from storage (the RBAC policy) has caught up with a
+/// write by the time its writer hears of it. May wait; never refuses.
+pub trait CommitObserver: Send + Sync {
+    fn committed<'a>(&'a self, kind: &'a KindSpec, revision: Revision) -> MaybeAsync<'a, ()>;
+}
+
 /// The plugins of each phase, in the order they run.
 #[derive(Default)]
 pub struct Chain {
     mutating: Vec<Arc<dyn MutatingAdmission>>,
     validating: Vec<Arc<dyn ValidatingAdmission>>,
+    observers: Vec<Arc<dyn CommitObserver>>,
 }
 
 impl Chain {
@@ -229,6 +237,21 @@ impl Chain {
         Chain {
             mutating,
             validating,
+            observers: Vec::new(),
+        }
+    }
+
+    /// This chain, with `observer` told of every commit.
+    #[must_use]
+    pub fn observed_by(mut self, observer: Arc<dyn CommitObserver>) -> Chain {
+        self.observers.push(observer);
+        self
+    }
+
+    /// Tells the observers that a write of `kind` committed at `revision`.
+    pub async fn committed(&self, kind: &KindSpec, revision: Revision) {
+        for observer in &self.observers {
+            observer.committed(kind, revision).resolve().await;
         }
     }
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::Rbac;
 use super::policy::{Binding, Policy};
 use super::rule::PolicyRule;
+use super::{Rbac, Seen};
 use crate::api::informer::{Informer, KeyValue, Shared};
 use crate::api::keys;
 use crate::api::object;
@@ -48,6 +48,16 @@ impl Caches {
             && self.cluster_roles.read().is_synced()
             && self.bindings.read().is_synced()
             && self.cluster_bindings.read().is_synced()
+    }
+
+    /// Each cache's revision, in `RESOURCES` order.
+    fn seen(&self) -> Seen {
+        [
+            self.roles.read().revision().unwrap_or_default(),
+            self.cluster_roles.read().revision().unwrap_or_default(),
+            self.bindings.read().revision().unwrap_or_default(),
+            self.cluster_bindings.read().revision().unwrap_or_default(),
+        ]
     }
 
     fn policy(&self) -> Policy {
@@ -103,11 +113,14 @@ pub async fn start(
             break;
         }
     }
-    let rbac = Rbac::new(caches.policy(), group);
+    let rbac = Rbac::new(Policy::default(), group);
+    rbac.replace(caches.policy(), caches.seen());
     let current = rbac.clone();
     tokio::spawn(async move {
         while caches.changed().await {
-            current.replace(caches.policy());
+            // Revisions first: the policy built after holds at least them.
+            let seen = caches.seen();
+            current.replace(caches.policy(), seen);
         }
     });
     rbac

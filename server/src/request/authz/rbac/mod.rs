@@ -7,6 +7,7 @@
 
 pub mod covers;
 pub mod escalation;
+pub mod freshness;
 pub mod informers;
 pub mod policy;
 pub mod rule;
@@ -14,6 +15,7 @@ pub mod rule;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
+use tokio::sync::watch;
 
 use crate::api::error::ApiError;
 use crate::request::authz::rules::RulesFor;
@@ -23,6 +25,18 @@ use crate::util::maybe_async::MaybeAsync;
 use policy::{Binding, Granted, Policy};
 use rule::PolicyRule;
 
+/// The RBAC resources, in the order `Seen` keeps their revisions.
+pub const RESOURCES: [&str; 4] = [
+    "roles",
+    "clusterroles",
+    "rolebindings",
+    "clusterrolebindings",
+];
+
+/// The storage revision each RBAC resource's cache had reached when the
+/// current policy was built.
+pub type Seen = [crate::storage::Revision; 4];
+
 /// The RBAC authorizer: the current policy, replaced whole as the caches
 /// change.
 #[derive(Clone)]
@@ -30,6 +44,8 @@ pub struct Rbac {
     policy: Arc<RwLock<Arc<Policy>>>,
     /// `rbac.authorization.<domain>`, for error messages.
     group: Arc<str>,
+    /// What the current policy reflects; changes after each rebuild.
+    seen: Arc<watch::Sender<Seen>>,
 }
 
 impl Rbac {
@@ -40,6 +56,7 @@ impl Rbac {
         Rbac {
             policy: Arc::new(RwLock::new(Arc::new(policy))),
             group: group.into(),
+            seen: Arc::new(watch::Sender::new(Seen::default())),
         }
     }
 
@@ -49,8 +66,26 @@ impl Rbac {
         Arc::clone(&self.policy.read())
     }
 
-    fn replace(&self, policy: Policy) {
+    fn replace(&self, policy: Policy, seen: Seen) {
         *self.policy.write() = Arc::new(policy);
+        self.seen.send_replace(seen);
+    }
+
+    /// Waits (at most `limit`) until the policy reflects `resource` as
+    /// stored at `revision`; whether it does.
+    pub async fn caught_up(
+        &self,
+        resource: &str,
+        revision: crate::storage::Revision,
+        limit: std::time::Duration,
+    ) -> bool {
+        let Some(at) = RESOURCES.iter().position(|r| *r == resource) else {
+            return true;
+        };
+        let mut seen = self.seen.subscribe();
+        tokio::time::timeout(limit, seen.wait_for(|s| s[at] >= revision))
+            .await
+            .is_ok_and(|r| r.is_ok())
     }
 
     /// Why a binding granted nothing: its role is missing.
