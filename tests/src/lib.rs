@@ -422,6 +422,31 @@ pub fn event(name: &str, reason: &str) -> Value {
     })
 }
 
+/// Starts the binary with `text` written to a file passed as `flag` (and
+/// `extra` flags); asserts it exits non-zero with exactly one line on
+/// stderr and writes nothing to its data directory; returns that line.
+#[must_use]
+pub fn start_refused(flag: &str, text: &str, extra: &[&str]) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("config.yaml");
+    std::fs::write(&path, text).expect("write");
+    let out = Command::new(binary())
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(["--secure-port", "0", "--insecure-port", "0"])
+        .arg(flag)
+        .arg(&path)
+        .args(extra)
+        .output()
+        .expect("run cairn-apiserver");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!out.status.success(), "started with {text}");
+    assert_eq!(lines.len(), 1, "one line, got: {stderr}");
+    assert!(!dir.path().join("data").exists(), "nothing written");
+    lines[0].to_owned()
+}
+
 /// Polls `done` until it holds; fails the test naming `what` after 20 s.
 /// For eventual states (a controller's work), not for timing assertions.
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {

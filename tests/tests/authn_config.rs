@@ -3,8 +3,6 @@
 //! stderr naming the field path and the rule, as kube-apiserver does. One
 //! test per rule.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 /// A valid configuration with one JWT issuer.
@@ -30,25 +28,9 @@ fn with(path: &[&str], value: Value) -> Value {
     doc
 }
 
-/// Starts the binary with `text` as the configuration file; asserts it
-/// exits non-zero with exactly one line on stderr, and returns that line.
+/// The refusal of `text` as `--authentication-config`.
 fn refusal(text: &str) -> String {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("authn.yaml");
-    std::fs::write(&path, text).expect("write");
-    let out = Command::new(cairn_tests::binary())
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .args(["--secure-port", "0", "--insecure-port", "0"])
-        .arg("--authentication-config")
-        .arg(&path)
-        .output()
-        .expect("run cairn-apiserver");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(!out.status.success(), "started with {text}");
-    assert_eq!(lines.len(), 1, "one line, got: {stderr}");
-    lines[0].to_owned()
+    cairn_tests::start_refused("--authentication-config", text, &[])
 }
 
 /// The refusal of `text` ends with `line`.

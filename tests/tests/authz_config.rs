@@ -4,7 +4,6 @@
 //! writes nothing. One test per rule group.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
@@ -17,27 +16,9 @@ fn config(authorizers: Value) -> String {
     .to_string()
 }
 
-/// Starts the binary with `text` as the configuration (and `extra` flags);
-/// asserts it exits non-zero with one line on stderr, and returns it.
+/// The refusal of `text` as `--authorization-config` (with `extra` flags).
 fn refusal(text: &str, extra: &[&str]) -> String {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("authz.yaml");
-    std::fs::write(&path, text).expect("write");
-    let out = Command::new(cairn_tests::binary())
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .args(["--secure-port", "0", "--insecure-port", "0"])
-        .arg("--authorization-config")
-        .arg(&path)
-        .args(extra)
-        .output()
-        .expect("run cairn-apiserver");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(!out.status.success(), "started with {text}");
-    assert_eq!(lines.len(), 1, "one line, got: {stderr}");
-    assert!(!dir.path().join("data").exists(), "nothing written");
-    lines[0].to_owned()
+    cairn_tests::start_refused("--authorization-config", text, extra)
 }
 
 fn refused(authorizers: Value, line: &str) {

@@ -21,8 +21,10 @@ pub struct PolicyRule {
     pub non_resource_urls: Vec<String>,
 }
 
-fn strings(rule: &Value, field: &str) -> Vec<String> {
-    rule.get(field)
+/// The strings of a JSON array (others skipped; absent: none).
+#[must_use]
+pub fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
         .and_then(Value::as_array)
         .map(|items| {
             items
@@ -39,11 +41,11 @@ impl PolicyRule {
     #[must_use]
     pub fn from_json(rule: &Value) -> PolicyRule {
         PolicyRule {
-            verbs: strings(rule, "verbs"),
-            api_groups: strings(rule, "apiGroups"),
-            resources: strings(rule, "resources"),
-            resource_names: strings(rule, "resourceNames"),
-            non_resource_urls: strings(rule, "nonResourceURLs"),
+            verbs: string_list(rule.get("verbs")),
+            api_groups: string_list(rule.get("apiGroups")),
+            resources: string_list(rule.get("resources")),
+            resource_names: string_list(rule.get("resourceNames")),
+            non_resource_urls: string_list(rule.get("nonResourceURLs")),
         }
     }
 

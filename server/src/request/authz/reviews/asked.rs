@@ -12,6 +12,7 @@ use super::go_value;
 use crate::api::error::Cause;
 use crate::api::schema::go_quote;
 use crate::api::selectors::{FieldSelector, LabelSelector};
+use crate::request::authz::rbac::rule::string_list;
 use crate::request::info::{RequestInfo, ResourceInfo};
 use crate::request::user::UserInfo;
 
@@ -25,19 +26,6 @@ fn present<'a>(object: &'a Value, key: &str) -> Option<&'a Value> {
 
 fn text<'a>(object: &'a Value, key: &str) -> &'a str {
     object.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn invalid(field: &str, shown: &str, detail: &str) -> Cause {
@@ -94,14 +82,14 @@ pub fn subject(spec: &Value) -> UserInfo {
         .and_then(Value::as_object)
         .map(|map| {
             map.iter()
-                .map(|(k, v)| (k.clone(), strings(Some(v))))
+                .map(|(k, v)| (k.clone(), string_list(Some(v))))
                 .collect()
         })
         .unwrap_or_default();
     UserInfo {
         name: text(spec, "user").to_string(),
         uid: text(spec, "uid").to_string(),
-        groups: strings(spec.get("groups")),
+        groups: string_list(spec.get("groups")),
         extra,
     }
 }
@@ -128,7 +116,7 @@ pub fn check_attributes(spec: &Value, causes: &mut Vec<Cause>) {
 /// A SubjectAccessReview names a user or a group.
 pub fn check_subject(spec: &Value, causes: &mut Vec<Cause>) {
     let user = text(spec, "user");
-    if user.is_empty() && strings(spec.get("groups")).is_empty() {
+    if user.is_empty() && string_list(spec.get("groups")).is_empty() {
         causes.push(invalid(
             "spec.user",
             &go_quote(user),
