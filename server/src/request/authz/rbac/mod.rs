@@ -90,12 +90,13 @@ impl Rbac {
 
     /// Why a binding granted nothing: its role is missing.
     fn missing(&self, binding: &Binding) -> String {
-        let kind = if binding.role.cluster {
-            "clusterrole"
-        } else {
-            "role"
-        };
-        format!("{kind}.{} {:?} not found", self.group, binding.role.name)
+        self.not_found(binding.role.cluster, &binding.role.name)
+    }
+
+    /// Kubernetes' error for a role that does not exist.
+    fn not_found(&self, cluster: bool, name: &str) -> String {
+        let kind = if cluster { "clusterrole" } else { "role" };
+        format!("{kind}.{} {name:?} not found", self.group)
     }
 
     /// Every rule RBAC grants `user` in `namespace` (`""`: cluster-wide
@@ -127,10 +128,7 @@ impl Rbac {
         } else {
             policy.role(namespace, name)
         };
-        found.cloned().ok_or_else(|| {
-            let kind = if cluster { "clusterrole" } else { "role" };
-            format!("{kind}.{} {name:?} not found", self.group)
-        })
+        found.cloned().ok_or_else(|| self.not_found(cluster, name))
     }
 }
 
