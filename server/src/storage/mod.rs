@@ -11,6 +11,7 @@
 
 pub mod conformance;
 pub mod embedded;
+pub mod kms;
 pub mod error;
 pub mod reply;
 pub mod transform;
