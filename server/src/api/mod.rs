@@ -5,6 +5,7 @@ pub mod bodies;
 pub mod cel;
 pub mod decode;
 pub mod error;
+pub mod index;
 pub mod informer;
 pub mod keys;
 pub mod kind;

@@ -14,13 +14,14 @@ use serde_json::Value;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::watch::bookmarks::BOOKMARK_EVERY;
-use crate::api::watch::{EventType, WatchRequest, Watcher};
+use crate::api::watch::translate::record;
+use crate::api::watch::{Delivery, EventType, Feed, Picks, WatchRequest, Watcher, translate};
 use crate::app::AppState;
 use crate::http::body::{Body, Gathered, channel};
 use crate::http::encode::{json, protobuf};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
-use crate::storage::{Event, Events, KeyValue, StorageError, Watch};
+use crate::storage::{Event, KeyValue, StorageError};
 
 /// How events are framed: JSON lines, or length-prefixed protobuf.
 #[derive(Clone, Copy)]
@@ -85,7 +86,7 @@ pub async fn serve(
     let domain = &state.config.api_domain;
     let watcher = Watcher::start(&state.store, kind, ns, name, req, gate, domain).await?;
     let (tx, body) = channel(16);
-    let mut watch = watcher.open(state.store.storage.as_ref());
+    let mut watch = watcher.open(&state.store);
     let mut shutdown = state.shutdown.clone();
     tokio::spawn(async move {
         let kind = Arc::clone(watcher.kind());
@@ -104,7 +105,7 @@ pub async fn serve(
             return;
         }
         let bookmarks = watcher.wants_bookmarks();
-        let bookmark = |watch: &Watch| {
+        let bookmark = |watch: &Feed| {
             line(
                 &kind,
                 framing,
@@ -124,10 +125,10 @@ pub async fn serve(
         };
         loop {
             tokio::select! {
-                batch = watch.next_batch() => {
+                batch = watch.next() => {
                     let (bytes, ended) = match batch {
-                        Some(Ok(events)) => {
-                            let Some(gathered) = encoder.gather(&mut watch, &events) else { return };
+                        Some(Ok(delivery)) => {
+                            let Some(gathered) = encoder.gather(&mut watch, &delivery) else { return };
                             gathered
                         }
                         Some(Err(e)) => (Bytes::new(), Some(e)),
@@ -176,14 +177,18 @@ struct BatchEncoder<'a> {
 }
 
 impl BatchEncoder<'_> {
-    /// `events` and every batch already waiting after them, as one write: a
+    /// `delivery` and every one already waiting after it, as one write: a
     /// watcher that fell behind then catches up instead of paying a write
     /// (and two task wake-ups) per batch. Also returns the error that ended
     /// the watch meanwhile, if any; `None` as `encode`.
-    fn gather(&self, watch: &mut Watch, events: &Events) -> Option<(Bytes, Option<StorageError>)> {
-        let mut gathered = Gathered::new(self.encode(events)?);
+    fn gather(
+        &self,
+        feed: &mut Feed,
+        delivery: &Delivery,
+    ) -> Option<(Bytes, Option<StorageError>)> {
+        let mut gathered = Gathered::new(self.encode(delivery)?);
         while gathered.has_room() {
-            match watch.try_next_batch() {
+            match feed.try_next() {
                 Some(Ok(more)) => gathered.push(&self.encode(&more)?),
                 Some(Err(e)) => return Some((gathered.into_bytes(), Some(e))),
                 None => break,
@@ -192,42 +197,74 @@ impl BatchEncoder<'_> {
         Some((gathered.into_bytes(), None))
     }
 
-    /// `None` if the batch's shared encoding is of another type (a bug).
-    fn encode(&self, events: &Events) -> Option<Bytes> {
-        let kind = self.watcher.kind();
-        if self.watcher.is_filtered() {
-            let mut out = Vec::new();
-            for ev in events.iter() {
-                if let Some((event_type, kv)) = self.watcher.translate(ev) {
-                    frame(kind, self.framing, &mut out, event_type, &kv);
-                }
-            }
-            return Some(Bytes::from(out));
-        }
-        // Encoded once per commit batch and encoding, shared by every watcher.
-        let shared = events.memo(|_| SharedEncodings::default())?;
-        let cell = match self.framing {
+    /// Frames are encoded once per batch, kind and encoding and shared by
+    /// every watcher sent them. `None` if the shared encodings are of
+    /// another type (a bug).
+    fn encode(&self, delivery: &Delivery) -> Option<Bytes> {
+        let shared = delivery.share.encodings::<SharedEncodings>()?;
+        let batch = match self.framing {
             Framing::Json => &shared.json,
             Framing::Protobuf => &shared.protobuf,
         };
-        let encoded =
-            cell.get_or_init(|| EncodedBatch::new(self.watcher, self.framing, events.all()));
-        if events.is_whole() {
-            return Some(encoded.whole.clone());
-        }
+        let events = &delivery.events;
+        let Picks::These(picks) = &delivery.picks else {
+            let encoded = batch
+                .every
+                .get_or_init(|| EncodedBatch::new(self.watcher, self.framing, events.all()));
+            if events.is_whole() {
+                return Some(encoded.whole.clone());
+            }
+            let mut out = Vec::new();
+            for (i, _) in events.iter_indexed() {
+                out.extend_from_slice(&encoded.frames[i]);
+            }
+            return Some(Bytes::from(out));
+        };
+        let frames = batch.picked.get_or_init(|| {
+            (0..events.all().len())
+                .map(|_| Default::default())
+                .collect()
+        });
         let mut out = Vec::new();
-        for (i, _) in events.iter_indexed() {
-            out.extend_from_slice(&encoded.frames[i]);
+        for &(i, event_type) in picks {
+            let i = i as usize;
+            let (Some(ev), Some(cells)) = (events.all().get(i), frames.get(i)) else {
+                continue;
+            };
+            let frame = cells[type_slot(event_type)].get_or_init(|| {
+                let mut one = Vec::new();
+                if let Some(kv) = record(ev, event_type) {
+                    frame(self.watcher.kind(), self.framing, &mut one, event_type, &kv);
+                }
+                Bytes::from(one)
+            });
+            out.extend_from_slice(frame);
         }
         Some(Bytes::from(out))
+    }
+}
+
+fn type_slot(event_type: EventType) -> usize {
+    match event_type {
+        EventType::Added => 0,
+        EventType::Modified => 1,
+        _ => 2,
     }
 }
 
 /// A commit batch's events in each encoding some watcher asked for.
 #[derive(Default)]
 struct SharedEncodings {
-    json: OnceLock<EncodedBatch>,
-    protobuf: OnceLock<EncodedBatch>,
+    json: BatchFrames,
+    protobuf: BatchFrames,
+}
+
+/// One encoding of a batch: for unfiltered watchers every event as it is;
+/// for filtered ones each event as each type they were sent it.
+#[derive(Default)]
+struct BatchFrames {
+    every: OnceLock<EncodedBatch>,
+    picked: OnceLock<Box<[[OnceLock<Bytes>; 3]]>>,
 }
 
 /// A commit batch as unfiltered watch events: one frame per storage event
@@ -244,7 +281,7 @@ impl EncodedBatch {
         let mut bounds = Vec::with_capacity(all.len());
         for ev in all {
             let start = whole.len();
-            if let Some((event_type, kv)) = watcher.translate(ev) {
+            if let Some((event_type, kv)) = translate(watcher.kind(), ev, None) {
                 frame(watcher.kind(), framing, &mut whole, event_type, &kv);
             }
             bounds.push((start, whole.len()));

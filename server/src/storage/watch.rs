@@ -67,6 +67,7 @@ impl Batch {
 
 /// One watcher's share of a batch: the events from `start` on that lie in
 /// its range (backends filter by revision before `start`).
+#[derive(Clone)]
 pub struct Events {
     batch: Arc<Batch>,
     start: usize,

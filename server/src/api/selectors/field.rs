@@ -60,10 +60,10 @@ impl FieldSelector {
 
     /// Whether every term holds; `get` reads a field's value, and a missing
     /// field reads as "" (so `f!=x` selects objects without `f`).
-    pub fn matches(&self, get: impl Fn(&str) -> Option<String>) -> bool {
+    pub fn matches<S: AsRef<str>>(&self, get: impl Fn(&str) -> Option<S>) -> bool {
         self.terms.iter().all(|t| {
-            let have = get(&t.field).unwrap_or_default();
-            (have == t.value) != t.negated
+            let have = get(&t.field);
+            (have.as_ref().map_or("", AsRef::as_ref) == t.value) != t.negated
         })
     }
 

@@ -108,16 +108,23 @@ impl ShardSelector {
     /// Whether the object falls in any range.
     #[must_use]
     pub fn matches(&self, obj: &Value) -> bool {
-        self.ranges.iter().any(|r| {
-            let field = match r.path {
-                Path::Uid => "uid",
-                Path::Namespace => "namespace",
-            };
-            let value = obj
-                .get("metadata")
+        let meta = |field: &str| {
+            obj.get("metadata")
                 .and_then(|m| m.get(field))
                 .and_then(Value::as_str)
-                .unwrap_or_default();
+                .unwrap_or_default()
+        };
+        self.matches_values(meta("uid"), meta("namespace"))
+    }
+
+    /// Whether an object with this `uid` and `namespace` falls in any range.
+    #[must_use]
+    pub fn matches_values(&self, uid: &str, namespace: &str) -> bool {
+        self.ranges.iter().any(|r| {
+            let value = match r.path {
+                Path::Uid => uid,
+                Path::Namespace => namespace,
+            };
             let h = u128::from(fnv1a64(value.as_bytes()));
             r.start <= h && h < r.end
         })

@@ -297,7 +297,11 @@ fn field_selectors_parse_and_match() {
     assert!(!s.matches(event("Node", Some("Warning"))));
     // A missing field reads as "": it differs from "Normal" and equals "".
     assert!(s.matches(event("Pod", None)));
-    assert!(FieldSelector::parse("type=").unwrap().matches(|_| None));
+    assert!(
+        FieldSelector::parse("type=")
+            .unwrap()
+            .matches(|_| None::<&str>)
+    );
     assert_eq!(s.requires_exact_match("metadata.name"), Some("e1"));
     assert_eq!(s.requires_exact_match("type"), None);
 }
@@ -306,7 +310,7 @@ fn field_selectors_parse_and_match() {
 fn field_selector_empty_forms_select_everything() {
     for input in ["", ",", ",,"] {
         let s = FieldSelector::parse(input).unwrap();
-        assert!(s.is_empty() && s.matches(|_| None), "{input:?}");
+        assert!(s.is_empty() && s.matches(|_| None::<&str>), "{input:?}");
     }
 }
 

@@ -26,6 +26,7 @@ use crate::api::cel::Requester;
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
+use crate::api::watch::hub::Hubs;
 use crate::request::admission::Chain;
 use crate::request::authz::Authorizers;
 use crate::request::authz::privileged::PrivilegedGroups;
@@ -111,6 +112,8 @@ pub struct Store {
     /// port's chain, or `system:masters` alone (the insecure port's) until
     /// one is given (`with_authorizers`).
     pub authorizers: Arc<Authorizers>,
+    /// The shared watches of filtered watchers, one per kind.
+    pub hubs: Hubs,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -126,6 +129,7 @@ impl Store {
             authorizers: Arc::new(Authorizers::new(vec![
                 Arc::new(PrivilegedGroups::masters()),
             ])),
+            hubs: Hubs::default(),
         }
     }
 

@@ -4,20 +4,28 @@
 //! (bookmarks.rs). Encoding and writing the events is the HTTP layer's.
 
 pub mod bookmarks;
+pub mod feed;
+pub mod hub;
+pub mod selection;
+pub mod share;
 pub mod start;
+pub mod terms;
 pub mod translate;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
+pub use feed::{Delivery, Feed, Picks};
 pub use translate::{EventType, translate};
 
+use crate::api::keys;
 use crate::api::kind::KindSpec;
-use crate::api::store::ListOptions;
-use crate::storage::{Event, KeyRange, KeyValue, Revision, Storage, StorageError, Watch};
+use crate::api::store::{ListOptions, Store};
+use crate::api::watch::selection::Selection;
+use crate::api::watch::terms::index_term;
+use crate::storage::{KeyRange, KeyValue, Revision, StorageError};
 
 /// A watch request's parameters, parsed.
 pub struct WatchRequest {
@@ -37,15 +45,15 @@ pub struct Watcher {
     pub initial: Vec<KeyValue>,
     /// The revision changes are watched from.
     pub after: Revision,
-    range: KeyRange,
-    opts: ListOptions,
+    /// What a filtered watcher selects (`None`: every event of the range).
+    selection: Option<Arc<Selection>>,
+    /// The request path's namespace and name.
+    namespace: Option<String>,
+    name: Option<String>,
     bookmarks: bool,
     /// The API domain, when the initial events end with a BOOKMARK.
     initial_events_end: Option<String>,
     pub timeout: Option<Duration>,
-    /// Translated per watcher (selectors, conversions) rather than once per
-    /// commit batch.
-    filtered: bool,
 }
 
 impl Watcher {
@@ -54,24 +62,41 @@ impl Watcher {
         &self.kind
     }
 
-    /// The storage watch of the changes after the start; a compacted start
+    /// The feed of the changes after the start: the storage watch itself
+    /// for an unfiltered watcher; for a filtered one (selectors, or objects
+    /// converted to another version) the kind's hub, or its own storage
+    /// watch when it starts before the hub's history. A compacted start
     /// arrives as its first item.
     #[must_use]
-    pub fn open(&self, storage: &dyn Storage) -> Watch {
-        storage.watch(self.range.clone(), self.after)
+    pub fn open(&self, store: &Store) -> Feed {
+        let storage = store.storage.as_ref();
+        let Some(selection) = &self.selection else {
+            return Feed::Every {
+                watch: storage.watch(self.range_of_every(), self.after),
+                kind: Arc::clone(&self.kind),
+            };
+        };
+        let whole_kind = KeyRange::prefix(&keys::collection_prefix(&self.kind, None));
+        let hub = store.hubs.hub(storage, &self.kind, whole_kind, self.after);
+        let term = index_term(selection, self.namespace.as_deref(), self.name.as_deref());
+        match hub.join(Arc::clone(selection), term, self.after) {
+            Some(feed) => Feed::Hub(feed),
+            None => Feed::Own {
+                watch: storage.watch(selection.range.clone(), self.after),
+                kind: Arc::clone(&self.kind),
+                selection: Arc::clone(selection),
+            },
+        }
     }
 
-    /// Whether events are translated for this watcher alone; otherwise every
-    /// such watcher of the kind gets the same events.
-    #[must_use]
-    pub fn is_filtered(&self) -> bool {
-        self.filtered
-    }
-
-    /// The watch event `ev` is for this watcher, if any.
-    #[must_use]
-    pub fn translate<'a>(&self, ev: &'a Event) -> Option<(EventType, Cow<'a, KeyValue>)> {
-        translate(&self.kind, ev, self.filtered.then_some(&self.opts))
+    fn range_of_every(&self) -> KeyRange {
+        match &self.name {
+            Some(n) => KeyRange::key(&keys::object_key(&self.kind, self.namespace.as_deref(), n)),
+            None => KeyRange::prefix(&keys::collection_prefix(
+                &self.kind,
+                self.namespace.as_deref(),
+            )),
+        }
     }
 
     /// The BOOKMARK that ends the initial events, if asked for.

@@ -13,6 +13,7 @@ use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::store::{ListOptions, ResourceVersionMatch, Store, parse_rv};
+use crate::api::watch::selection::Selection;
 use crate::api::watch::{WatchRequest, Watcher};
 use crate::storage::{KeyRange, KeyValue, Revision};
 
@@ -110,13 +111,21 @@ impl Watcher {
         // Other versions' watchers convert per watcher; the shared encodings
         // are of the stored form.
         let selecting = opts.label.is_some() || opts.field.is_some() || opts.shard.is_some();
+        let selection = (selecting || !kind.stores_served_form()).then(|| {
+            Arc::new(Selection {
+                range,
+                label: opts.label,
+                field: opts.field,
+                shard: opts.shard,
+            })
+        });
         Ok(Watcher {
-            filtered: selecting || !kind.stores_served_form(),
             kind: Arc::clone(kind),
             initial,
             after,
-            range,
-            opts,
+            selection,
+            namespace: ns.map(str::to_string),
+            name: name.map(str::to_string),
             bookmarks,
             initial_events_end: (send_initial == Some(true) && bookmarks)
                 .then(|| api_domain.to_string()),

@@ -55,23 +55,36 @@ pub fn translate<'a>(
             (matches(ev.kv.as_ref()), matches(ev.prev.as_ref()))
         }
     };
+    let event_type = decide(ev, new_ok, old_ok, selector.is_some())?;
+    Some((event_type, record(ev, event_type)?))
+}
+
+/// The type of the watch event `ev` is for a watcher, given whether its new
+/// and previous records are selected; `selecting` when a selector applies.
+#[must_use]
+pub fn decide(ev: &Event, new_ok: bool, old_ok: bool, selecting: bool) -> Option<EventType> {
     match (ev.kind, &ev.kv, &ev.prev) {
-        (EventKind::Put, Some(kv), _) if new_ok && old_ok => {
-            Some((EventType::Modified, Cow::Borrowed(kv)))
-        }
-        (EventKind::Put, Some(kv), _) if new_ok => Some((EventType::Added, Cow::Borrowed(kv))),
+        (EventKind::Put, Some(_), _) if new_ok && old_ok => Some(EventType::Modified),
+        (EventKind::Put, Some(_), _) if new_ok => Some(EventType::Added),
         // A put whose new state no longer matches deletes it for this
         // watcher; a delete always does.
-        (_, _, Some(prev)) if old_ok && (selector.is_some() || ev.kind == EventKind::Delete) => {
-            // A deleted object is served as its last state at the delete's revision.
-            Some((
-                EventType::Deleted,
-                Cow::Owned(KeyValue {
-                    mod_revision: ev.revision,
-                    ..prev.clone()
-                }),
-            ))
+        (_, _, Some(_)) if old_ok && (selecting || ev.kind == EventKind::Delete) => {
+            Some(EventType::Deleted)
         }
+        _ => None,
+    }
+}
+
+/// The record a watch event of `event_type` for `ev` carries.
+#[must_use]
+pub fn record(ev: &Event, event_type: EventType) -> Option<Cow<'_, KeyValue>> {
+    match (event_type, &ev.kv, &ev.prev) {
+        // A deleted object is served as its last state at the delete's revision.
+        (EventType::Deleted, _, Some(prev)) => Some(Cow::Owned(KeyValue {
+            mod_revision: ev.revision,
+            ..prev.clone()
+        })),
+        (_, Some(kv), _) => Some(Cow::Borrowed(kv)),
         _ => None,
     }
 }
