@@ -12,52 +12,108 @@ use crate::api::store::read::field_value;
 use crate::api::store::{ListOptions, Store};
 use crate::storage::KeyValue;
 
-/// The selectable attributes of one object as its kind serves it.
+/// The selectable attributes of one object as its kind serves it, packed
+/// into one string (an index keeps one per stored object).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attributes {
-    namespace: Box<str>,
-    name: Box<str>,
-    uid: Box<str>,
-    /// Sorted by key.
-    labels: Box<[(Box<str>, Box<str>)]>,
-    /// In the order of the kind's `selectable_fields`; `None` when absent.
-    fields: Box<[Option<Box<str>>]>,
+    /// namespace, name, uid, each label's key and value (sorted by key),
+    /// then each selectable field's value, back to back.
+    text: Box<str>,
+    /// Where each of those ends in `text`.
+    ends: Box<[u32]>,
+    labels: u16,
+    /// Bit i: the kind's selectable field i is present.
+    present: u64,
 }
 
-fn meta_str(obj: &Value, field: &str) -> Box<str> {
+/// Slots before the labels: namespace, name, uid.
+const FIXED: usize = 3;
+
+fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
     obj.get("metadata")
         .and_then(|m| m.get(field))
         .and_then(Value::as_str)
         .unwrap_or_default()
-        .into()
 }
 
 impl Attributes {
     /// The attributes of `obj` (already in the kind's served form).
     #[must_use]
     pub fn of_object(kind: &KindSpec, obj: &Value) -> Attributes {
-        let mut labels: Vec<(Box<str>, Box<str>)> = obj
+        let mut labels: Vec<(&str, &str)> = obj
             .get("metadata")
             .and_then(|m| m.get("labels"))
             .and_then(Value::as_object)
             .map(|l| {
                 l.iter()
-                    .filter_map(|(k, v)| Some((k.as_str().into(), v.as_str()?.into())))
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
                     .collect()
             })
             .unwrap_or_default();
-        labels.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let fields = kind
-            .selectable_fields
-            .iter()
-            .map(|f| field_value(kind, obj, f).map(String::into_boxed_str))
-            .collect();
+        labels.sort_unstable();
+        let labels = &labels[..labels.len().min(usize::from(u16::MAX))];
+        let mut text = String::new();
+        let mut ends = Vec::with_capacity(FIXED + 2 * labels.len() + kind.selectable_fields.len());
+        let mut push = |s: &str, text: &mut String| {
+            text.push_str(s);
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        };
+        for f in ["namespace", "name", "uid"] {
+            push(meta_str(obj, f), &mut text);
+        }
+        for (k, v) in labels {
+            push(k, &mut text);
+            push(v, &mut text);
+        }
+        let mut present = 0u64;
+        for (i, f) in kind.selectable_fields.iter().enumerate().take(64) {
+            let value = field_value(kind, obj, f);
+            if value.is_some() {
+                present |= 1 << i;
+            }
+            push(value.as_deref().unwrap_or_default(), &mut text);
+        }
         Attributes {
-            namespace: meta_str(obj, "namespace"),
-            name: meta_str(obj, "name"),
-            uid: meta_str(obj, "uid"),
-            labels: labels.into_boxed_slice(),
-            fields,
+            text: text.into_boxed_str(),
+            ends: ends.into_boxed_slice(),
+            labels: u16::try_from(labels.len()).unwrap_or(u16::MAX),
+            present,
+        }
+    }
+
+    fn slot(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        let end = self.ends[i] as usize;
+        self.text.get(start..end).unwrap_or_default()
+    }
+
+    #[must_use]
+    pub fn namespace(&self) -> &str {
+        self.slot(0)
+    }
+
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.slot(1)
+    }
+
+    fn uid(&self) -> &str {
+        self.slot(2)
+    }
+
+    /// A selectable field's value (`metadata.name`, `metadata.namespace`, or
+    /// one of the kind's own).
+    #[must_use]
+    pub fn field<'a>(&'a self, kind: &KindSpec, field: &str) -> Option<&'a str> {
+        match field {
+            "metadata.name" => Some(self.name()),
+            "metadata.namespace" => Some(self.namespace()),
+            _ => {
+                let i = kind.selectable_fields.iter().position(|f| f == field)?;
+                let slot = FIXED + 2 * usize::from(self.labels) + i;
+                (i < 64 && self.present & (1 << i) != 0 && slot < self.ends.len())
+                    .then(|| self.slot(slot))
+            }
         }
     }
 
@@ -67,30 +123,6 @@ impl Attributes {
     pub fn of_record(kind: &KindSpec, kv: &KeyValue) -> Option<Arc<Attributes>> {
         let obj = Store::decode_served(kind, kv).ok()?;
         Some(Arc::new(Attributes::of_object(kind, &obj)))
-    }
-
-    #[must_use]
-    pub fn namespace(&self) -> &str {
-        &self.namespace
-    }
-
-    #[must_use]
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// A selectable field's value (`metadata.name`, `metadata.namespace`, or
-    /// one of the kind's own).
-    #[must_use]
-    pub fn field<'a>(&'a self, kind: &KindSpec, field: &str) -> Option<&'a str> {
-        match field {
-            "metadata.name" => Some(&self.name),
-            "metadata.namespace" => Some(&self.namespace),
-            _ => {
-                let i = kind.selectable_fields.iter().position(|f| f == field)?;
-                self.fields.get(i)?.as_deref()
-            }
-        }
     }
 
     /// Whether the object passes `opts`' label, field and shard selectors.
@@ -115,15 +147,66 @@ impl Attributes {
     ) -> bool {
         label.is_none_or(|l| l.matches(self))
             && field.is_none_or(|f| f.matches(|name| self.field(kind, name)))
-            && shard.is_none_or(|s| s.matches_values(&self.uid, &self.namespace))
+            && shard.is_none_or(|s| s.matches_values(self.uid(), self.namespace()))
     }
 }
 
 impl Labels for Attributes {
     fn label(&self, key: &str) -> Option<&str> {
-        self.labels
-            .binary_search_by(|(k, _)| k.as_ref().cmp(key))
-            .ok()
-            .map(|i| &*self.labels[i].1)
+        let (mut lo, mut hi) = (0, usize::from(self.labels));
+        while lo < hi {
+            let mid = usize::midpoint(lo, hi);
+            match self.slot(FIXED + 2 * mid).cmp(key) {
+                std::cmp::Ordering::Equal => return Some(self.slot(FIXED + 2 * mid + 1)),
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::api::kinds;
+    use crate::config::{Config, Flags};
+
+    fn events() -> Arc<KindSpec> {
+        let config = Config::from(<Flags as clap::Parser>::parse_from(["cairn-apiserver"]));
+        kinds::builtin(&config)
+            .lookup("", "v1", "events")
+            .expect("kind")
+    }
+
+    #[test]
+    fn packed_attributes_answer_like_the_object() {
+        let kind = events();
+        let obj = json!({"kind": "Event", "apiVersion": "v1",
+            "metadata": {"name": "e1", "namespace": "ns", "uid": "u-1",
+                "labels": {"z": "last", "a": "first", "m": ""}},
+            "involvedObject": {"name": "pod-7", "kind": "Pod"}, "reason": "Started"});
+        let a = Attributes::of_object(&kind, &obj);
+        assert_eq!((a.namespace(), a.name(), a.uid()), ("ns", "e1", "u-1"));
+        assert_eq!(a.label("a"), Some("first"));
+        assert_eq!(a.label("m"), Some(""));
+        assert_eq!(a.label("z"), Some("last"));
+        assert_eq!(a.label("b"), None);
+        for field in [
+            "involvedObject.name",
+            "reason",
+            "involvedObject.kind",
+            "type",
+            "metadata.name",
+        ] {
+            assert_eq!(
+                a.field(&kind, field),
+                field_value(&kind, &obj, field).as_deref(),
+                "{field}"
+            );
+        }
+        assert_eq!(a.field(&kind, "no.such.field"), None);
     }
 }
