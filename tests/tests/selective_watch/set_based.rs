@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use super::{assert_same, current_rv, read_n, watch_window};
 
 const ALL_CMS: &str = "/api/v1/configmaps";
-const NAMESPACES: [&str; 2] = ["ns-a", "ns-b"];
+pub(super) const NAMESPACES: [&str; 2] = ["ns-a", "ns-b"];
 
-fn cms(ns: &str) -> String {
+pub(super) fn cms(ns: &str) -> String {
     format!("/api/v1/namespaces/{ns}/configmaps")
 }
 
@@ -44,7 +44,7 @@ fn random_label_patch(rng: &mut Rng) -> Value {
 
 /// Seeded random creates, label changes, data changes and deletes; ends
 /// with a create and returns its revision.
-fn write_history(s: &Server, seed: u64, ops: usize) -> u64 {
+pub(super) fn write_history(s: &Server, seed: u64, ops: usize) -> u64 {
     let mut rng = Rng::new(seed);
     let mut live: Vec<(String, String)> = Vec::new();
     for i in 0..ops {
@@ -173,13 +173,19 @@ fn expected(case: &Case, history: &[Change], r0: u64) -> Vec<Change> {
     selected_changes(&BTreeMap::new(), &scoped, r0, |o| case.sel.matches(o))
 }
 
-#[test]
-fn set_based_negative_and_scoped_selectors_see_exactly_their_objects() {
-    let s = Server::start(&[]);
+/// A server with the two namespaces of the random histories.
+pub(super) fn server_with_namespaces(flags: &[&str]) -> Server {
+    let s = Server::start(flags);
     for ns in NAMESPACES {
         let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         assert_eq!(s.post("/api/v1/namespaces", &body).status, 201);
     }
+    s
+}
+
+#[test]
+fn set_based_negative_and_scoped_selectors_see_exactly_their_objects() {
+    let s = server_with_namespaces(&[]);
     let r0 = current_rv(&s, ALL_CMS);
     let cases = cases(r0);
     let mut live: Vec<WatchStream> = cases
