@@ -301,7 +301,10 @@ pub fn watch_body_changes(body: &[u8]) -> Vec<Change> {
         .filter(|e| e["type"] != "BOOKMARK")
         .map(|e| {
             assert_ne!(e["type"], "ERROR", "watch error: {e}");
-            (e["type"].as_str().expect("type").to_string(), e["object"].clone())
+            (
+                e["type"].as_str().expect("type").to_string(),
+                e["object"].clone(),
+            )
         })
         .collect()
 }

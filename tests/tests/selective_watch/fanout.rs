@@ -71,7 +71,7 @@ fn write_concurrently(
         for t in 0..writers {
             let (acks, op) = (&acks, &op);
             scope.spawn(move || {
-                let mut rng = Rng::new(0x5e1e_c7 ^ (t << 8) ^ phase.len() as u64);
+                let mut rng = Rng::new(0x005e_1ec7 ^ (t << 8) ^ phase.len() as u64);
                 let mut own = Own {
                     prefix: format!("{phase}{t}"),
                     next: 0,
@@ -98,7 +98,10 @@ fn check_history(history: &[Change], acks: &[Ack]) {
         .iter()
         .filter_map(|a| a.rv.map(|r| (a.key.clone(), r)))
         .collect();
-    assert!(acked.is_subset(&seen), "every acknowledged write is watched");
+    assert!(
+        acked.is_subset(&seen),
+        "every acknowledged write is watched"
+    );
     let deletes = acks.iter().filter(|a| a.delete).count();
     let changes: BTreeSet<(String, u64)> = acks
         .iter()
@@ -108,7 +111,11 @@ fn check_history(history: &[Change], acks: &[Ack]) {
     let watched_deletes = history.iter().filter(|(t, _)| t == "DELETED").count();
     assert_eq!(watched_deletes, deletes, "one DELETED per delete");
     // A no-op patch is acknowledged with the revision it left unchanged.
-    assert_eq!(history.len(), changes.len() + deletes, "no event but the writes");
+    assert_eq!(
+        history.len(),
+        changes.len() + deletes,
+        "no event but the writes"
+    );
 }
 
 /// Each watcher's stream equals the model's from the unfiltered history.
@@ -123,8 +130,17 @@ fn check_watchers(watchers: &mut [(String, Selector, WatchStream)], history: &[C
     }
 }
 
-fn open(s: &Server, collection: &str, r0: u64, what: String, sel: Selector) -> (String, Selector, WatchStream) {
-    let w = s.watch(&format!("{collection}?watch=true&resourceVersion={r0}{}", sel.query()));
+fn open(
+    s: &Server,
+    collection: &str,
+    r0: u64,
+    what: String,
+    sel: Selector,
+) -> (String, Selector, WatchStream) {
+    let w = s.watch(&format!(
+        "{collection}?watch=true&resourceVersion={r0}{}",
+        sel.query()
+    ));
     assert_eq!(w.status, 200, "{what}");
     (what, sel, w)
 }
@@ -168,7 +184,12 @@ fn event_op(s: &Server, rng: &mut Rng, own: &mut Own) -> Ack {
 fn event_watchers_by_involved_object_see_exactly_their_events() {
     let s = Server::start(&[]);
     let r0 = current_rv(&s, EVENTS);
-    let by_pod = |i: usize| Selector::fields(vec![FieldTerm::eq("involvedObject.name", &format!("pod-{i}"))]);
+    let by_pod = |i: usize| {
+        Selector::fields(vec![FieldTerm::eq(
+            "involvedObject.name",
+            &format!("pod-{i}"),
+        )])
+    };
     let mut watchers = Vec::new();
     for i in 0..INVOLVED {
         watchers.push(open(&s, EVENTS, r0, format!("pod-{i}"), by_pod(i)));
@@ -178,12 +199,17 @@ fn event_watchers_by_involved_object_see_exactly_their_events() {
     }
     let combined = Selector::fields(vec![
         FieldTerm::eq("involvedObject.name", "pod-3"),
-        FieldTerm { double: true, ..FieldTerm::eq("type", "Warning") },
+        FieldTerm {
+            double: true,
+            ..FieldTerm::eq("type", "Warning")
+        },
     ]);
     watchers.push(open(&s, EVENTS, r0, "pod-3 warnings".into(), combined));
     let not_pod0 = Selector::fields(vec![FieldTerm::ne("involvedObject.name", "pod-0")]);
     watchers.push(open(&s, EVENTS, r0, "not pod-0".into(), not_pod0));
-    let mut leavers: Vec<_> = (0..5).map(|i| open(&s, EVENTS, r0, format!("leaver {i}"), by_pod(i))).collect();
+    let mut leavers: Vec<_> = (0..5)
+        .map(|i| open(&s, EVENTS, r0, format!("leaver {i}"), by_pod(i)))
+        .collect();
     let mut all = s.watch(&format!("{EVENTS}?watch=true&resourceVersion={r0}"));
 
     let mut acks = write_concurrently(&s, "a", 4, 40, event_op);
@@ -224,7 +250,14 @@ fn pod(name: &str, node: Option<&str>, app: &str) -> Value {
 
 fn set_phase(s: &Server, name: &str, phase: &str) -> Ack {
     let body = json!({"status": {"phase": phase}}).to_string();
-    ack(&s.patch(&format!("{PODS}/{name}/status"), "application/merge-patch+json", &body), "PATCH status")
+    ack(
+        &s.patch(
+            &format!("{PODS}/{name}/status"),
+            "application/merge-patch+json",
+            &body,
+        ),
+        "PATCH status",
+    )
 }
 
 fn pod_op(s: &Server, rng: &mut Rng, own: &mut Own) -> Ack {
@@ -248,18 +281,26 @@ fn pod_op(s: &Server, rng: &mut Rng, own: &mut Own) -> Ack {
             return set_phase(s, &name, phase);
         }
         let body = json!({"metadata": {"labels": {"app": rng.pick(&["a", "b"])}}}).to_string();
-        let r = s.patch(&format!("{PODS}/{name}"), "application/merge-patch+json", &body);
+        let r = s.patch(
+            &format!("{PODS}/{name}"),
+            "application/merge-patch+json",
+            &body,
+        );
         return ack(&r, "PATCH");
     }
     own.live.swap_remove(i);
-    ack(&s.delete(&format!("{PODS}/{name}?gracePeriodSeconds=0")), "DELETE")
+    ack(
+        &s.delete(&format!("{PODS}/{name}?gracePeriodSeconds=0")),
+        "DELETE",
+    )
 }
 
 #[test]
 fn pod_watchers_by_node_and_phase_see_exactly_their_pods() {
     let s = Server::start(&[]);
     let r0 = current_rv(&s, PODS);
-    let on_node = |i: usize| Selector::fields(vec![FieldTerm::eq("spec.nodeName", &format!("node-{i}"))]);
+    let on_node =
+        |i: usize| Selector::fields(vec![FieldTerm::eq("spec.nodeName", &format!("node-{i}"))]);
     let mut watchers = Vec::new();
     for i in 0..NODES {
         watchers.push(open(&s, PODS, r0, format!("node-{i}"), on_node(i)));
@@ -277,13 +318,22 @@ fn pod_watchers_by_node_and_phase_see_exactly_their_pods() {
     let mut all = s.watch(&format!("{PODS}?watch=true&resourceVersion={r0}"));
 
     let mut acks = write_concurrently(&s, "p", 4, 50, pod_op);
-    acks.push(ack(&s.post(PODS, &pod("zz-running", Some("node-end"), "a")), "POST"));
+    acks.push(ack(
+        &s.post(PODS, &pod("zz-running", Some("node-end"), "a")),
+        "POST",
+    ));
     acks.push(set_phase(&s, "zz-running", "Running"));
     for i in 0..NODES {
         let name = format!("zz-node-{i}");
-        acks.push(ack(&s.post(PODS, &pod(&name, Some(&format!("node-{i}")), "a")), "POST"));
+        acks.push(ack(
+            &s.post(PODS, &pod(&name, Some(&format!("node-{i}")), "a")),
+            "POST",
+        ));
     }
-    acks.push(ack(&s.post(PODS, &pod("zz-unscheduled", None, "a")), "POST"));
+    acks.push(ack(
+        &s.post(PODS, &pod("zz-unscheduled", None, "a")),
+        "POST",
+    ));
     let last = acks.last().and_then(|a| a.rv).expect("rv");
 
     let history = read_until(&mut all, last);

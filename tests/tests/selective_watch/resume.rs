@@ -22,7 +22,10 @@ fn some_selectors() -> Vec<Selector> {
     both.fields = vec![FieldTerm::ne("metadata.name", "cm-0")];
     vec![
         Selector::labels(vec![LabelTerm::Eq("app".into(), "a".into())]),
-        Selector::labels(vec![LabelTerm::In("app".into(), vec!["b".into(), "c".into()])]),
+        Selector::labels(vec![LabelTerm::In(
+            "app".into(),
+            vec!["b".into(), "c".into()],
+        )]),
         Selector::labels(vec![LabelTerm::NotExists("tier".into())]),
         Selector::labels(vec![LabelTerm::NotEq("n".into(), "2".into())]),
         Selector::fields(vec![FieldTerm::eq("metadata.name", "cm-5")]),
@@ -35,7 +38,7 @@ fn a_watch_resumed_mid_history_gets_exactly_the_later_matching_events() {
     let s = server_with_namespaces(&[]);
     let ns_a = cms("ns-a");
     let r0 = current_rv(&s, &ns_a);
-    let last = write_history(&s, 0x2e5_0e, 120);
+    let last = write_history(&s, 20_250, 120);
     let history = watch_window(&s, &format!("{ns_a}?watch=true&resourceVersion={r0}"), last);
     // Every 9th revision of the history, and one before any change.
     let mut starts: Vec<u64> = history.iter().step_by(9).map(|(_, o)| rv(o)).collect();
@@ -46,7 +49,8 @@ fn a_watch_resumed_mid_history_gets_exactly_the_later_matching_events() {
                 let (s, history, ns_a, sel) = (&s, &history, &ns_a, sel.clone());
                 scope.spawn(move || {
                     let path = format!("{ns_a}?watch=true&resourceVersion={from}{}", sel.query());
-                    let want = selected_changes(&BTreeMap::new(), history, from, |o| sel.matches(o));
+                    let want =
+                        selected_changes(&BTreeMap::new(), history, from, |o| sel.matches(o));
                     assert_same(&path, &watch_window(s, &path, last), &want);
                 });
             }
@@ -69,20 +73,32 @@ fn initial(s: &Server, path: &str, n: usize) -> (WatchStream, Vec<Change>) {
 #[test]
 fn the_initial_state_of_a_selective_watch_is_the_selected_list() {
     let s = server_with_namespaces(&[]);
-    write_history(&s, 0x1a1_7, 80);
+    write_history(&s, 1_717, 80);
     for ns in NAMESPACES {
         let list = s.get(&cms(ns)).json();
         for sel in some_selectors() {
             let selected = s.get(&format!("{}?{}", cms(ns), &sel.query()[1..])).json();
-            let want: Vec<Value> = items(&list).into_iter().filter(|o| sel.matches(o)).collect();
+            let want: Vec<Value> = items(&list)
+                .into_iter()
+                .filter(|o| sel.matches(o))
+                .collect();
             let listed = items(&selected);
-            let names = |v: &[Value]| -> Vec<String> { v.iter().map(cairn_tests::selection::key).collect() };
-            assert_eq!(names(&listed), names(&want), "{ns}{}: the list", sel.query());
+            let names = |v: &[Value]| -> Vec<String> {
+                v.iter().map(cairn_tests::selection::key).collect()
+            };
+            assert_eq!(
+                names(&listed),
+                names(&want),
+                "{ns}{}: the list",
+                sel.query()
+            );
             let base = format!("{}?watch=true{}", cms(ns), sel.query());
             for path in [
                 base.clone(),
                 format!("{base}&resourceVersion=0"),
-                format!("{base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"),
+                format!(
+                    "{base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+                ),
             ] {
                 let (mut w, got) = initial(&s, &path, want.len());
                 assert!(got.iter().all(|(t, _)| t == "ADDED"), "{path}");
@@ -94,7 +110,10 @@ fn the_initial_state_of_a_selective_watch_is_the_selected_list() {
                 if path.contains("sendInitialEvents") {
                     let end = w.next_event().expect("the initial-events-end bookmark");
                     assert_eq!(end["type"], "BOOKMARK", "{path}");
-                    assert_eq!(end["object"]["metadata"]["annotations"]["svc.io/initial-events-end"], "true");
+                    assert_eq!(
+                        end["object"]["metadata"]["annotations"]["svc.io/initial-events-end"],
+                        "true"
+                    );
                     assert!(rv(&end["object"]) >= rv(&selected), "{path}");
                 }
             }
@@ -111,7 +130,9 @@ fn a_selective_watch_from_a_compacted_revision_is_expired() {
     let deadline = Instant::now() + Duration::from_secs(20);
     for n in 1.. {
         assert_eq!(s.post(path, &cm(&format!("c{n}"))).status, 201);
-        let mut w = s.watch(&format!("{path}?watch=true&resourceVersion={first}&labelSelector=app%3Da"));
+        let mut w = s.watch(&format!(
+            "{path}?watch=true&resourceVersion={first}&labelSelector=app%3Da"
+        ));
         let ev = w.next_event().expect("an event");
         if ev["type"] == "ERROR" {
             let st = &ev["object"];
@@ -142,12 +163,23 @@ fn protobuf_window(s: &Server, path: &str, to: u64) -> Vec<(String, String, u64)
             .map(|(t, obj)| {
                 let cm = ConfigMap::decode(k8s_proto::unwrap(obj).2.as_slice()).expect("ConfigMap");
                 let meta = cm.metadata.unwrap_or_default();
-                let rv = meta.resource_version.and_then(|r| r.parse().ok()).expect("rv");
+                let rv = meta
+                    .resource_version
+                    .and_then(|r| r.parse().ok())
+                    .expect("rv");
                 (t.clone(), meta.name.unwrap_or_default(), rv)
             })
             .collect();
-        if events.iter().rev().find(|e| e.0 == "BOOKMARK").is_some_and(|b| b.2 >= to) {
-            return events.into_iter().filter(|e| e.0 != "BOOKMARK" && e.2 <= to).collect();
+        if events
+            .iter()
+            .rev()
+            .find(|e| e.0 == "BOOKMARK")
+            .is_some_and(|b| b.2 >= to)
+        {
+            return events
+                .into_iter()
+                .filter(|e| e.0 != "BOOKMARK" && e.2 <= to)
+                .collect();
         }
     }
     panic!("{path}: no protobuf watch reached revision {to}");
@@ -163,7 +195,13 @@ fn protobuf_and_json_watches_select_the_same_events() {
         let path = format!("{ns_a}?watch=true&resourceVersion={r0}{}", sel.query());
         let json: Vec<(String, String, u64)> = watch_window(&s, &path, last)
             .iter()
-            .map(|(t, o)| (t.clone(), o["metadata"]["name"].as_str().expect("name").to_string(), rv(o)))
+            .map(|(t, o)| {
+                (
+                    t.clone(),
+                    o["metadata"]["name"].as_str().expect("name").to_string(),
+                    rv(o),
+                )
+            })
             .collect();
         assert!(!json.is_empty(), "{path}");
         assert_eq!(protobuf_window(&s, &path, last), json, "{path}");

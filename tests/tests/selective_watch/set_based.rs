@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use cairn_tests::selection::{Change, FieldTerm, LabelTerm, Rng, Selector, key, rv, selected_changes};
+use cairn_tests::selection::{
+    Change, FieldTerm, LabelTerm, Rng, Selector, key, rv, selected_changes,
+};
 use cairn_tests::{Server, WatchStream};
 use serde_json::{Value, json};
 
@@ -23,7 +25,11 @@ pub(super) fn cms(ns: &str) -> String {
 /// Labels drawn from a small alphabet, each key present or not.
 fn random_labels(rng: &mut Rng) -> Value {
     let mut labels = serde_json::Map::new();
-    for (k, values) in [("app", &["a", "b", "c"][..]), ("tier", &["x", "y"]), ("n", &["1", "2", "3", "4"])] {
+    for (k, values) in [
+        ("app", &["a", "b", "c"][..]),
+        ("tier", &["x", "y"]),
+        ("n", &["1", "2", "3", "4"]),
+    ] {
         if rng.chance(70) {
             labels.insert(k.into(), json!(rng.pick(values)));
         }
@@ -67,7 +73,11 @@ pub(super) fn write_history(s: &Server, seed: u64, ops: usize) -> u64 {
                 let patch = json!({"data": {"i": i.to_string()}}).to_string();
                 s.patch(&path, "application/merge-patch+json", &patch)
             }
-            Some(_) => s.patch(&path, "application/merge-patch+json", &random_label_patch(&mut rng).to_string()),
+            Some(_) => s.patch(
+                &path,
+                "application/merge-patch+json",
+                &random_label_patch(&mut rng).to_string(),
+            ),
         };
         assert!(r.status == 200 || r.status == 201, "{}", r.text());
     }
@@ -79,7 +89,12 @@ pub(super) fn write_history(s: &Server, seed: u64, ops: usize) -> u64 {
 
 fn l(term: &str) -> LabelTerm {
     let (k, rest) = term.split_once(' ').unwrap_or((term, ""));
-    let list = |r: &str| r.trim_matches(|c| c == '(' || c == ')').split(',').map(str::to_string).collect();
+    let list = |r: &str| {
+        r.trim_matches(|c| c == '(' || c == ')')
+            .split(',')
+            .map(str::to_string)
+            .collect()
+    };
     match rest.split_once(' ') {
         Some(("in", vs)) => LabelTerm::In(k.into(), list(vs)),
         Some(("notin", vs)) => LabelTerm::NotIn(k.into(), list(vs)),
@@ -112,7 +127,10 @@ fn selectors() -> Vec<Selector> {
         Selector::fields(vec![FieldTerm::eq("metadata.name", "cm-3")]),
         Selector::fields(vec![FieldTerm::ne("metadata.name", "cm-3")]),
         Selector::fields(vec![FieldTerm::eq("metadata.namespace", "ns-a")]),
-        Selector::fields(vec![FieldTerm::ne("metadata.namespace", "ns-a"), FieldTerm::ne("metadata.name", "cm-1")]),
+        Selector::fields(vec![
+            FieldTerm::ne("metadata.namespace", "ns-a"),
+            FieldTerm::ne("metadata.name", "cm-1"),
+        ]),
     ];
     let mut both = labels(&["app = a"]);
     both.fields = vec![FieldTerm::eq("metadata.name", "cm-1")];
@@ -157,7 +175,10 @@ fn cases(r0: u64) -> Vec<Case> {
             covers: Box::new(|o| key(o) == "ns-a/cm-2"),
         });
         let mut by_name = sel;
-        by_name.fields = vec![FieldTerm { double: true, ..FieldTerm::eq("metadata.name", "cm-2") }];
+        by_name.fields = vec![FieldTerm {
+            double: true,
+            ..FieldTerm::eq("metadata.name", "cm-2")
+        }];
         out.push(Case {
             what: format!("cm-2 by field, app={app}"),
             path: format!("{}?watch=true&resourceVersion={r0}", cms("ns-a")),
@@ -169,7 +190,11 @@ fn cases(r0: u64) -> Vec<Case> {
 }
 
 fn expected(case: &Case, history: &[Change], r0: u64) -> Vec<Change> {
-    let scoped: Vec<Change> = history.iter().filter(|(_, o)| (case.covers)(o)).cloned().collect();
+    let scoped: Vec<Change> = history
+        .iter()
+        .filter(|(_, o)| (case.covers)(o))
+        .cloned()
+        .collect();
     selected_changes(&BTreeMap::new(), &scoped, r0, |o| case.sel.matches(o))
 }
 
@@ -197,7 +222,11 @@ fn set_based_negative_and_scoped_selectors_see_exactly_their_objects() {
         })
         .collect();
     let last = write_history(&s, 0x5e7_ba5e, 150);
-    let history = watch_window(&s, &format!("{ALL_CMS}?watch=true&resourceVersion={r0}"), last);
+    let history = watch_window(
+        &s,
+        &format!("{ALL_CMS}?watch=true&resourceVersion={r0}"),
+        last,
+    );
     assert!(history.len() > 150, "the whole history is watched");
     for (case, w) in cases.iter().zip(live.iter_mut()) {
         let want = expected(case, &history, r0);
@@ -217,11 +246,19 @@ fn set_based_negative_and_scoped_selectors_see_exactly_their_objects() {
             let (s, history) = (&s, &history);
             scope.spawn(move || {
                 let got = watch_window(s, &format!("{}{}", case.path, case.sel.query()), last);
-                assert_same(&format!("resumed {}", case.what), &got, &expected(case, history, r0));
+                assert_same(
+                    &format!("resumed {}", case.what),
+                    &got,
+                    &expected(case, history, r0),
+                );
             });
         }
     });
-    let r = s.get("/api/v1/watch/namespaces/ns-a/configmaps/cm-2?fieldSelector=metadata.name%3Dcm-3");
+    let r =
+        s.get("/api/v1/watch/namespaces/ns-a/configmaps/cm-2?fieldSelector=metadata.name%3Dcm-3");
     assert_eq!(r.status, 400);
-    assert_eq!(r.json()["message"], "fieldSelector metadata.name doesn't match requested name");
+    assert_eq!(
+        r.json()["message"],
+        "fieldSelector metadata.name doesn't match requested name"
+    );
 }

@@ -26,7 +26,9 @@ impl Write {
     fn run(&self, s: &Server) {
         let r = match self {
             Write::Post(path, body) => s.post(path, body),
-            Write::Patch(path, body) => s.patch(path, "application/merge-patch+json", &body.to_string()),
+            Write::Patch(path, body) => {
+                s.patch(path, "application/merge-patch+json", &body.to_string())
+            }
             Write::Delete(path) => s.delete(path),
         };
         assert!(r.status == 200 || r.status == 201, "{}", r.text());
@@ -56,7 +58,11 @@ pub fn check_transitions(
         .map(|(t, i)| ((*t).to_string(), key(&history[*i].1), rv(&history[*i].1)))
         .collect();
     let got = read_n(&mut live, want.len(), "live");
-    assert_eq!(cairn_tests::selection::summary(&got), expected, "live watch");
+    assert_eq!(
+        cairn_tests::selection::summary(&got),
+        expected,
+        "live watch"
+    );
     let model = selected_changes(&BTreeMap::new(), &history, r0, |o| sel.matches(o));
     assert_same("the model", &got, &model);
     let last = rv(&history.last().expect("writes").1);
@@ -72,7 +78,10 @@ fn cm(name: &str, app: &str) -> Value {
 }
 
 fn relabel(name: &str, app: &str) -> Write {
-    Write::Patch(format!("{CMS}/{name}"), json!({"metadata": {"labels": {"app": app}}}))
+    Write::Patch(
+        format!("{CMS}/{name}"),
+        json!({"metadata": {"labels": {"app": app}}}),
+    )
 }
 
 #[test]
@@ -91,7 +100,14 @@ fn a_label_change_moves_an_object_in_and_out_of_a_selection() {
         Write::Delete(format!("{CMS}/other")),
         Write::Post(CMS, cm("end", "a")),
     ];
-    let want = [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 3), ("ADDED", 5), ("DELETED", 6), ("ADDED", 9)];
+    let want = [
+        ("ADDED", 1),
+        ("MODIFIED", 2),
+        ("DELETED", 3),
+        ("ADDED", 5),
+        ("DELETED", 6),
+        ("ADDED", 9),
+    ];
     let got = check_transitions(&s, CMS, &sel, &writes, &want);
     // Leaving the selection carries the last selected state at the new revision.
     let left = &got[2].1;
@@ -118,7 +134,14 @@ fn a_field_change_moves_an_event_in_and_out_of_a_selection() {
         Write::Delete(format!("{EVENTS}/e")),
         Write::Post(EVENTS, event("f", "Killing")),
     ];
-    let want = [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 3), ("ADDED", 4), ("DELETED", 5), ("ADDED", 6)];
+    let want = [
+        ("ADDED", 1),
+        ("MODIFIED", 2),
+        ("DELETED", 3),
+        ("ADDED", 4),
+        ("DELETED", 5),
+        ("ADDED", 6),
+    ];
     let got = check_transitions(&s, EVENTS, &sel, &writes, &want);
     assert_eq!(got[2].1["reason"], "Killing", "the state that matched");
     assert_eq!(got[2].1["message"], "again");
@@ -136,17 +159,33 @@ fn a_status_change_moves_a_pod_in_and_out_of_a_selection() {
     let writes = [
         Write::Post(PODS, pod.clone()),
         phase("Running"),
-        Write::Patch(format!("{PODS}/p"), json!({"metadata": {"labels": {"x": "y"}}})),
+        Write::Patch(
+            format!("{PODS}/p"),
+            json!({"metadata": {"labels": {"x": "y"}}}),
+        ),
         phase("Succeeded"),
         Write::Delete(format!("{PODS}/p?gracePeriodSeconds=0")),
-        Write::Post(PODS, json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
-            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "busybox"}]}})),
-        Write::Patch(format!("{PODS}/q/status"), json!({"status": {"phase": "Running"}})),
+        Write::Post(
+            PODS,
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "busybox"}]}}),
+        ),
+        Write::Patch(
+            format!("{PODS}/q/status"),
+            json!({"status": {"phase": "Running"}}),
+        ),
         Write::Delete(format!("{PODS}/q?gracePeriodSeconds=0")),
         Write::Post(PODS, pod),
         phase("Running"),
     ];
-    let want = [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 3), ("ADDED", 6), ("DELETED", 7), ("ADDED", 9)];
+    let want = [
+        ("ADDED", 1),
+        ("MODIFIED", 2),
+        ("DELETED", 3),
+        ("ADDED", 6),
+        ("DELETED", 7),
+        ("ADDED", 9),
+    ];
     let got = check_transitions(&s, PODS, &sel, &writes, &want);
     assert_eq!(got[2].1["status"]["phase"], "Running");
     assert_eq!(got[2].1["metadata"]["labels"]["x"], "y");
@@ -171,9 +210,7 @@ fn a_crd_selectable_field_moves_an_object_in_and_out_of_a_selection() {
     });
     assert_eq!(s.post(CRDS, &crd).status, 201);
     wait_until("gadgets to be served", || s.get(GADGETS).status == 200);
-    let gadget = |name: &str, color: &str| {
-        json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": {"color": color, "size": 1}})
-    };
+    let gadget = |name: &str, color: &str| json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": {"color": color, "size": 1}});
     let paint = |c: &str| Write::Patch(format!("{GADGETS}/g"), json!({"spec": {"color": c}}));
     let sel = Selector::fields(vec![FieldTerm::eq("spec.color", "red")]);
     let writes = [
@@ -185,7 +222,14 @@ fn a_crd_selectable_field_moves_an_object_in_and_out_of_a_selection() {
         Write::Delete(format!("{GADGETS}/g")),
         Write::Post(GADGETS, gadget("h", "red")),
     ];
-    let want = [("ADDED", 1), ("MODIFIED", 2), ("DELETED", 3), ("ADDED", 4), ("DELETED", 5), ("ADDED", 6)];
+    let want = [
+        ("ADDED", 1),
+        ("MODIFIED", 2),
+        ("DELETED", 3),
+        ("ADDED", 4),
+        ("DELETED", 5),
+        ("ADDED", 6),
+    ];
     let got = check_transitions(&s, GADGETS, &sel, &writes, &want);
     assert_eq!(got[2].1["spec"], json!({"color": "red", "size": 2}));
 }
