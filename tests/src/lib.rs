@@ -12,6 +12,7 @@ pub mod client;
 pub mod clients;
 pub mod k8s_proto;
 pub mod linearizability;
+pub mod selection;
 pub mod tls;
 
 use std::net::TcpListener;
