@@ -379,6 +379,12 @@ fn bad_selectors_are_bad_requests() {
             "labelSelector=app%3Da%3D",
             "found '=', expected: ',' or 'end of string'",
         ),
+        // A kind without fields of its own: the metadata-only wording.
+        (
+            "/api/v1/namespaces/default/configmaps",
+            "fieldSelector=data.x%3D1",
+            "\"data.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
+        ),
     ];
     for (collection, query, message) in cases {
         for path in [

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::api::error::{ApiError, Cause};
-use crate::api::kind::KindSpec;
+use crate::api::kind::{KindSpec, Origin};
 use crate::api::patch::PatchType;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
 use crate::api::store::{
@@ -203,9 +203,7 @@ impl Query {
             Some(s) => {
                 let f = FieldSelector::parse(s).map_err(ApiError::BadRequest)?;
                 if let Some(bad) = f.fields().into_iter().find(|name| !kind.selectable(name)) {
-                    return Err(ApiError::BadRequest(format!(
-                        "field label not supported: {bad}"
-                    )));
+                    return Err(ApiError::BadRequest(unknown_field_label(kind, bad)));
                 }
                 Some(f)
             }
@@ -360,5 +358,18 @@ mod tests {
             "kubectl"
         );
         assert_eq!(manager_from_user_agent(""), "unknown");
+    }
+}
+
+/// Kubernetes' words for a field selector on a field the kind does not
+/// offer: built-in kinds with fields of their own (and custom resources)
+/// name the field; the others fall back to the metadata-only conversion.
+fn unknown_field_label(kind: &KindSpec, field: &str) -> String {
+    if kind.selectable_fields.is_empty() && matches!(kind.origin, Origin::BuiltIn) {
+        format!(
+            "{field:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+        )
+    } else {
+        format!("field label not supported: {field}")
     }
 }
