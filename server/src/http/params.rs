@@ -339,6 +339,19 @@ pub fn manager_from_user_agent(ua: &str) -> String {
     }
 }
 
+/// Kubernetes' words for a field selector on a field the kind does not
+/// offer: built-in kinds with fields of their own (and custom resources)
+/// name the field; the others fall back to the metadata-only conversion.
+fn unknown_field_label(kind: &KindSpec, field: &str) -> String {
+    if kind.selectable_fields.is_empty() && matches!(kind.origin, Origin::BuiltIn) {
+        format!(
+            "{field:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
+        )
+    } else {
+        format!("field label not supported: {field}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,18 +371,5 @@ mod tests {
             "kubectl"
         );
         assert_eq!(manager_from_user_agent(""), "unknown");
-    }
-}
-
-/// Kubernetes' words for a field selector on a field the kind does not
-/// offer: built-in kinds with fields of their own (and custom resources)
-/// name the field; the others fall back to the metadata-only conversion.
-fn unknown_field_label(kind: &KindSpec, field: &str) -> String {
-    if kind.selectable_fields.is_empty() && matches!(kind.origin, Origin::BuiltIn) {
-        format!(
-            "{field:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\""
-        )
-    } else {
-        format!("field label not supported: {field}")
     }
 }

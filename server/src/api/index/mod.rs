@@ -1,7 +1,9 @@
 //! The decode-once layer between storage and selectors: the attributes
 //! selectors read, extracted once per stored record (`attrs`), and the
-//! in-memory indexes of them that lists use (`list`).
+//! cache of them by key and version that lists with selectors use (`cache`).
 
 mod attrs;
+mod cache;
 
 pub use attrs::Attributes;
+pub use cache::{AttrCache, AttrCaches};

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 
 use crate::api::cel::Requester;
 use crate::api::error::ApiError;
+use crate::api::index::AttrCaches;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::api::watch::hub::Hubs;
@@ -114,6 +115,8 @@ pub struct Store {
     pub authorizers: Arc<Authorizers>,
     /// The shared watches of filtered watchers, one per kind.
     pub hubs: Hubs,
+    /// Selectable attributes of stored records, for lists with selectors.
+    pub attr_caches: AttrCaches,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -130,6 +133,7 @@ impl Store {
                 Arc::new(PrivilegedGroups::masters()),
             ])),
             hubs: Hubs::default(),
+            attr_caches: AttrCaches::default(),
         }
     }
 

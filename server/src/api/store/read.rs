@@ -280,9 +280,24 @@ impl Store {
                 (Err(e), _) => return Err(storage_error(e)),
             };
             revision = Some(page.revision);
+            // Records already seen are tested by their cached attributes;
+            // the rest are parsed once.
+            let cache = filtered.then(|| self.attr_caches.of(&self.storage, kind, page.revision));
             for kv in page.items {
                 last_key = Some(kv.key.to_vec());
-                if !filtered || matches_selectors(kind, &Store::decode_served(kind, &kv)?, opts) {
+                let keep = match &cache {
+                    None => true,
+                    Some(cache) => match cache.attrs(&kv) {
+                        Some(attrs) => attrs.selected_by(kind, opts),
+                        // Unreadable: fail as an unfiltered read would.
+                        None => {
+                            return Err(Store::decode_served(kind, &kv).err().unwrap_or_else(
+                                || ApiError::Internal("an object could not be read".into()),
+                            ));
+                        }
+                    },
+                };
+                if keep {
                     items.push(kv);
                 }
             }
