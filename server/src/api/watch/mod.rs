@@ -6,6 +6,8 @@
 pub mod bookmarks;
 pub mod feed;
 pub mod hub;
+#[cfg(test)]
+mod hub_tests;
 pub mod selection;
 pub mod share;
 pub mod start;
