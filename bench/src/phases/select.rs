@@ -56,9 +56,10 @@ impl Run {
         let us = |d: Option<Duration>| {
             d.map_or("?".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6))
         };
+        let early = r.before_ack as f64 * 100.0 / r.delivery.count().max(1) as f64;
         format!(
-            "writers {} (p99 {}); ack → receipt p50 {}, p99 {}, max {}; server CPU {}/{op}, \
-             bench {}; {}",
+            "writers {} (p99 {}); ack → receipt p50 {}, p99 {}, max {} ({early:.0}% before the \
+             ack); server CPU {}/{op}, bench {}; {}",
             per_sec(r.writers.rate()),
             ms(r.writers.latency.p99()),
             ms(r.delivery.p50()),
