@@ -43,6 +43,48 @@ pub struct Args {
     /// tokens, beside etcd puts; skips every other phase.
     #[arg(long, conflicts_with = "encodings_only")]
     pub auth_only: bool,
+    /// Only the selective watch phases: `watch_select_*` (Events by
+    /// involvedObject.name, Pods by spec.nodeName, beside etcd per-prefix
+    /// watchers), the CPU scaling over `--scale-watchers`, and the
+    /// label-selected watchers; skips every other phase.
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only"])]
+    pub select_only: bool,
+    /// Only `list_select`: Events stored (`--events`), 0.1% of them
+    /// selectable, listed whole and by field and label selector, full and paged.
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
+    pub list_select_only: bool,
+    /// Only the reopen measure: store `--reopen-objects` Events, restart the
+    /// server (and an etcd the bench starts itself from `--etcd-bin`) and
+    /// time readiness and a full list.
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only", "list_select_only"])]
+    pub reopen_1m: bool,
+    /// RSS (MiB) an index-free build had with the same Events stored (an
+    /// earlier run's `list_select_*_rss` line); when given, that figure is
+    /// held to at most 1.2x it.
+    #[arg(long)]
+    pub rss_baseline_mib: Option<f64>,
+    /// Objects the reopen measure stores [default: 1000000, quick 100000].
+    #[arg(long)]
+    pub reopen_objects: Option<u64>,
+    /// The etcd binary the reopen measure starts and restarts.
+    #[arg(long, default_value = "/usr/bin/etcd")]
+    pub etcd_bin: PathBuf,
+    /// Watchers of `watch_select_*`, one target each [default: 1000, quick 100].
+    #[arg(long)]
+    pub select_watchers: Option<usize>,
+    /// Objects created during each selective watch phase [default: 10000, quick 1000].
+    #[arg(long)]
+    pub select_events: Option<u64>,
+    /// Watcher counts of the CPU scaling phase, comma-separated
+    /// [default: 100,1000,5000, quick 10,100,500].
+    #[arg(long, value_delimiter = ',')]
+    pub scale_watchers: Option<Vec<usize>>,
+    /// `app=` values (and watchers) of the label phase [default: 100, quick 10].
+    #[arg(long)]
+    pub label_watchers: Option<usize>,
+    /// Longest any phase's writers may run before the phase fails.
+    #[arg(long, default_value_t = 600)]
+    pub phase_secs: u64,
     /// Events each auth case creates (and etcd puts) [default: 30000, quick 3000].
     #[arg(long)]
     pub auth_events: Option<u64>,
@@ -76,9 +118,6 @@ pub struct Args {
     /// Watchers of the larger watch phase [default: 1000, quick 100].
     #[arg(long)]
     pub watchers_large: Option<usize>,
-    /// Also run etcd with the larger watcher count (the target compares with its smaller one).
-    #[arg(long)]
-    pub etcd_large_watch: bool,
     /// How long watchers may take, after the last write, to see every event.
     #[arg(long, default_value_t = 60)]
     pub drain_secs: u64,
@@ -95,6 +134,10 @@ pub struct Sizes {
     pub watchers_small: usize,
     pub watchers_large: usize,
     pub auth_events: u64,
+    pub select_watchers: usize,
+    pub select_events: u64,
+    pub label_watchers: usize,
+    pub reopen_objects: u64,
 }
 
 impl Args {
@@ -115,7 +158,23 @@ impl Args {
             watchers_small: self.watchers_small.unwrap_or(qs(100, 10)),
             watchers_large: self.watchers_large.unwrap_or(qs(1_000, 100)),
             auth_events: self.auth_events.unwrap_or(q(30_000, 3_000)).max(1),
+            select_watchers: self.select_watchers.unwrap_or(qs(1_000, 100)).max(1),
+            select_events: self.select_events.unwrap_or(q(10_000, 1_000)).max(1),
+            label_watchers: self.label_watchers.unwrap_or(qs(100, 10)).max(5),
+            reopen_objects: self.reopen_objects.unwrap_or(q(1_000_000, 100_000)).max(1),
         }
+    }
+
+    /// The watcher counts of the CPU scaling phase.
+    pub fn scale_watchers(&self) -> Vec<usize> {
+        let default = if self.quick {
+            vec![10, 100, 500]
+        } else {
+            vec![100, 1_000, 5_000]
+        };
+        let mut v = self.scale_watchers.clone().unwrap_or(default);
+        v.retain(|&n| n > 0);
+        v
     }
 }
 
@@ -131,6 +190,16 @@ mod tests {
         assert_eq!(full.watch_events, 10 * quick.watch_events);
         assert_eq!(full.watchers_large, 10 * quick.watchers_large);
         assert_eq!(full.auth_events, 10 * quick.auth_events);
+        assert_eq!(full.select_watchers, 10 * quick.select_watchers);
+        assert_eq!(full.reopen_objects, 10 * quick.reopen_objects);
+        let scale = Args::parse_from([
+            "cairn-bench",
+            "--server-bin",
+            "x",
+            "--scale-watchers",
+            "3,0,7",
+        ]);
+        assert_eq!(scale.scale_watchers(), vec![3, 7]);
         let one = Args::parse_from([
             "cairn-bench",
             "--server-url",

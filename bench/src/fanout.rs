@@ -129,7 +129,7 @@ impl WatchResult {
 /// Delay histograms shared by the watchers that run on one thread: a
 /// thousand watchers each with their own would miss the cache on every event.
 #[derive(Default)]
-struct Shard {
+pub struct Shard {
     delivery: Histogram,
     end_to_end: Histogram,
     before_ack: u64,
@@ -137,16 +137,16 @@ struct Shard {
 
 /// One shard per runtime thread (threads get an index on first use); a
 /// watcher locks its thread's shard once per batch of events.
-struct Shards(Vec<Mutex<Shard>>);
+pub struct Shards(Vec<Mutex<Shard>>);
 
 const SHARDS: usize = 16;
 
 impl Shards {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Self((0..SHARDS).map(|_| Mutex::default()).collect())
     }
 
-    fn record(&self, delays: &[Delay]) {
+    pub fn record(&self, delays: &[Delay]) {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         thread_local! {
             static INDEX: usize = NEXT.fetch_add(1, Ordering::Relaxed) % SHARDS;
@@ -161,12 +161,22 @@ impl Shards {
     }
 
     fn merge_into(&self, r: &mut WatchResult) {
+        let (delivery, end_to_end, before_ack) = self.totals();
+        r.delivery.merge(&delivery);
+        r.end_to_end.merge(&end_to_end);
+        r.before_ack += before_ack;
+    }
+
+    /// Ack → receipt, send → receipt, and receipts before the ack, over every shard.
+    pub fn totals(&self) -> (Histogram, Histogram, u64) {
+        let mut t = Shard::default();
         for shard in &self.0 {
             let s = shard.lock().unwrap_or_else(|p| p.into_inner());
-            r.delivery.merge(&s.delivery);
-            r.end_to_end.merge(&s.end_to_end);
-            r.before_ack += s.before_ack;
+            t.delivery.merge(&s.delivery);
+            t.end_to_end.merge(&s.end_to_end);
+            t.before_ack += s.before_ack;
         }
+        (t.delivery, t.end_to_end, t.before_ack)
     }
 }
 

@@ -11,6 +11,8 @@ mod parse;
 mod phases;
 mod proc;
 mod report;
+mod selective;
+mod shape;
 mod stats;
 
 use std::process::ExitCode;

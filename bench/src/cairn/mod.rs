@@ -6,7 +6,9 @@ pub mod client;
 pub mod endpoint;
 pub mod lean;
 pub mod ops;
+pub mod restart;
 pub mod secure;
+pub mod shaped;
 pub mod watch;
 
 use std::net::{SocketAddr, TcpListener};
@@ -28,6 +30,8 @@ pub struct Server {
     pub pid: u32,
     pub secure: Option<Secure>,
     child: Option<Child>,
+    /// How the child was started (for a restart on the same data).
+    command: Option<(PathBuf, Vec<std::ffi::OsString>)>,
     data_dir: Option<PathBuf>,
     log: Option<PathBuf>,
     token_file: Option<PathBuf>,
@@ -58,6 +62,18 @@ impl Secure {
 
 fn free_port() -> Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts `bin` with `args`, its output to `log`.
+fn spawn(bin: &Path, args: &[std::ffi::OsString], log: std::fs::File) -> Result<Child> {
+    Command::new(bin)
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("start {}: {e}", bin.display()).into())
 }
 
 /// Whether `bin --help` lists `flag`.
@@ -101,39 +117,43 @@ impl Server {
         std::fs::create_dir_all(work_dir)?;
         let log_path = work_dir.join(format!("cairn-{port}.log"));
         let log = std::fs::File::create(&log_path)?;
-        let mut cmd = Command::new(bin);
-        cmd.arg("--data-dir").arg(&data_dir).args([
+        let mut args: Vec<std::ffi::OsString> = vec!["--data-dir".into(), data_dir.clone().into()];
+        for a in [
             "--bind-address",
             "127.0.0.1",
             "--insecure-port",
             &port.to_string(),
             "--secure-port",
             &secure_port.to_string(),
-        ]);
+        ] {
+            args.push(a.into());
+        }
         let (mut token_file, mut static_token, mut rbac_token) = (None, None, None);
         if has_flag(bin, "--token-auth-file") {
             let (token, rbac) = (secure::random_token(), secure::random_token());
             let path = work_dir.join(format!("cairn-tokens-{port}.csv"));
             let lines = secure::token_file_line(&token) + &secure::rbac_token_file_line(&rbac);
             std::fs::write(&path, lines)?;
-            cmd.arg("--token-auth-file").arg(&path);
+            args.push("--token-auth-file".into());
+            args.push(path.clone().into());
             (token_file, static_token, rbac_token) = (Some(path), Some(token), Some(rbac));
         }
-        let child = cmd
-            .args(["--api-domain", "svc.io"])
-            // Only adds an encoding, which the encodings phase lists.
-            .args(["--feature-gates", "CBORServingAndStorage=true"])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log)
-            .spawn()
-            .map_err(|e| format!("start {}: {e}", bin.display()))?;
+        // Only adds an encoding, which the encodings phase lists.
+        for a in [
+            "--api-domain",
+            "svc.io",
+            "--feature-gates",
+            "CBORServingAndStorage=true",
+        ] {
+            args.push(a.into());
+        }
+        let child = spawn(bin, &args, log)?;
         let mut server = Self {
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             pid: child.id(),
             secure: None,
             child: Some(child),
+            command: Some((bin.to_path_buf(), args)),
             data_dir: Some(data_dir.clone()),
             log: Some(log_path.clone()),
             token_file,
@@ -159,6 +179,7 @@ impl Server {
             pid,
             secure: None,
             child: None,
+            command: None,
             data_dir: None,
             log: None,
             token_file: None,

@@ -79,10 +79,20 @@ pub async fn writers(endpoint: &Endpoint, n: usize) -> Result<Vec<CairnWriter>> 
 
 /// One GET of every Event in every namespace, streamed and counted, never held whole.
 pub async fn list_full(conn: &mut Conn) -> Result<ListOutcome> {
+    list_full_query(conn, "").await
+}
+
+/// `list_full` with a query (`fieldSelector=…`, escaped; empty for none).
+pub async fn list_full_query(conn: &mut Conn, query: &str) -> Result<ListOutcome> {
     let start = Instant::now();
-    let resp = conn.send(Method::GET, "/api/v1/events", None).await?;
+    let path = if query.is_empty() {
+        "/api/v1/events".to_string()
+    } else {
+        format!("/api/v1/events?{query}")
+    };
+    let resp = conn.send(Method::GET, &path, None).await?;
     if resp.status() != StatusCode::OK {
-        return Err(format!("full list: {}", resp.status()).into());
+        return Err(format!("full list {path}: {}", resp.status()).into());
     }
     let mut body = resp.into_body();
     let mut counter = StreamCounter::new(ITEM_MARK);
@@ -101,6 +111,22 @@ pub async fn list_full(conn: &mut Conn) -> Result<ListOutcome> {
 
 /// Every Event, `limit` per page, following continue tokens to the end.
 pub async fn list_paged(conn: &mut Conn, limit: u64, expected: u64) -> Result<ListOutcome> {
+    list_paged_query(conn, "", limit, expected).await
+}
+
+/// `list_paged` with a query (`fieldSelector=…`, escaped; empty for none);
+/// `expected` bounds the pages only by the items the server holds.
+pub async fn list_paged_query(
+    conn: &mut Conn,
+    query: &str,
+    limit: u64,
+    expected: u64,
+) -> Result<ListOutcome> {
+    let query = if query.is_empty() {
+        String::new()
+    } else {
+        format!("{query}&")
+    };
     let start = Instant::now();
     let mark = memmem::Finder::new(ITEM_MARK);
     let (mut items, mut bytes, mut pages) = (0u64, 0u64, 0u64);
@@ -108,8 +134,11 @@ pub async fn list_paged(conn: &mut Conn, limit: u64, expected: u64) -> Result<Li
     let max_pages = expected / limit.max(1) + 10;
     loop {
         let path = match &token {
-            None => format!("/api/v1/events?limit={limit}"),
-            Some(t) => format!("/api/v1/events?limit={limit}&continue={}", query_escape(t)),
+            None => format!("/api/v1/events?{query}limit={limit}"),
+            Some(t) => format!(
+                "/api/v1/events?{query}limit={limit}&continue={}",
+                query_escape(t)
+            ),
         };
         let body = conn
             .expect(StatusCode::OK, Method::GET, &path, None)

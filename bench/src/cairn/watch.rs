@@ -8,6 +8,7 @@
 //! server it measures on a 2-core machine.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -36,9 +37,28 @@ pub struct CairnWatch {
 /// Watches every Event in every namespace after revision `rv`; returns once
 /// the server has answered (the watch is established).
 pub async fn open(addr: SocketAddr, rv: u64) -> Result<CairnWatch> {
+    open_path(
+        addr,
+        &format!("/api/v1/events?watch=true&resourceVersion={rv}"),
+    )
+    .await
+}
+
+/// Opens the watch `path` (with its query); returns once the server has
+/// answered, or fails after `OPEN_TIMEOUT`.
+pub async fn open_path(addr: SocketAddr, path: &str) -> Result<CairnWatch> {
+    tokio::time::timeout(OPEN_TIMEOUT, open_inner(addr, path))
+        .await
+        .map_err(|_| format!("watch {path}: no response head within {OPEN_TIMEOUT:?}"))?
+}
+
+/// How long a server may take to answer a watch request.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(30);
+
+async fn open_inner(addr: SocketAddr, path: &str) -> Result<CairnWatch> {
     let mut tcp = super::dial(addr).await?;
     let req = format!(
-        "GET /api/v1/events?watch=true&resourceVersion={rv} HTTP/1.1\r\n\
+        "GET {path} HTTP/1.1\r\n\
          Host: {addr}\r\nAccept: application/json\r\nUser-Agent: cairn-bench\r\n\r\n"
     );
     tcp.write_all(req.as_bytes()).await?;
@@ -59,7 +79,7 @@ pub async fn open(addr: SocketAddr, rv: u64) -> Result<CairnWatch> {
     };
     if head.status != 200 {
         let body = String::from_utf8_lossy(&buf[head.len..filled]).into_owned();
-        return Err(format!("watch: status {}: {body}", head.status).into());
+        return Err(format!("watch {path}: status {}: {body}", head.status).into());
     }
     let mut watch = CairnWatch {
         tcp,

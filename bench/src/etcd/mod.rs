@@ -2,7 +2,9 @@
 //! bench/etcd.sh) and the unary call every request goes through.
 
 pub mod ops;
+pub mod process;
 pub mod proto;
+pub mod shaped;
 pub mod watch;
 
 use http::uri::PathAndQuery;

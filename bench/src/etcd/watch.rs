@@ -73,12 +73,21 @@ impl Decoder for CountingDecoder {
 /// Watches every key under the prefix from `start_revision`; returns once
 /// etcd confirmed the watch was created.
 pub async fn open(channel: Channel, start_revision: i64) -> Result<EtcdWatch> {
+    open_prefix(channel, ETCD_PREFIX, start_revision).await
+}
+
+/// Watches every key under `prefix` from `start_revision`.
+pub async fn open_prefix(
+    channel: Channel,
+    prefix: &[u8],
+    start_revision: i64,
+) -> Result<EtcdWatch> {
     let mut grpc = Grpc::new(channel).max_decoding_message_size(usize::MAX);
     grpc.ready().await?;
     let create = WatchRequest {
         create_request: Some(WatchCreateRequest {
-            key: ETCD_PREFIX.to_vec(),
-            range_end: event::prefix_end(ETCD_PREFIX),
+            key: prefix.to_vec(),
+            range_end: event::prefix_end(prefix),
             start_revision,
             ..Default::default()
         }),

@@ -5,7 +5,10 @@ mod auth;
 mod create;
 mod encodings;
 mod list;
+mod list_select;
 mod rbac;
+mod reopen;
+mod select;
 mod watch;
 
 use std::time::{Duration, Instant};
@@ -73,6 +76,19 @@ pub async fn run(args: Args) -> Result<String> {
         auth::run(&mut ctx, 0).await?;
         return Ok(ctx.report.summary());
     }
+    if ctx.args.reopen_1m {
+        reopen::run(&mut ctx).await?;
+        return Ok(ctx.report.summary());
+    }
+    if ctx.args.select_only {
+        selective_watches(&mut ctx).await?;
+        return Ok(ctx.report.summary());
+    }
+    if ctx.args.list_select_only {
+        list_select::fill(&mut ctx).await?;
+        list_select::run(&mut ctx).await?;
+        return Ok(ctx.report.summary());
+    }
     create::run(&mut ctx, 1, 0..s.serial, None).await?;
     create::run(&mut ctx, conc, s.serial..s.events, Some(2.0)).await?;
     stored_rss(&mut ctx).await;
@@ -82,20 +98,13 @@ pub async fn run(args: Args) -> Result<String> {
     }
     list::full(&mut ctx).await?;
     list::paged(&mut ctx).await?;
+    list_select::run(&mut ctx).await?;
     let small = s.events..s.events + s.watch_events;
     let large = small.end..small.end + s.watch_events;
     let auth_start = large.end;
-    let etcd_small = watch::run(&mut ctx, s.watchers_small, small, true, false, None).await?;
-    let etcd_large = ctx.args.etcd_large_watch;
-    watch::run(
-        &mut ctx,
-        s.watchers_large,
-        large,
-        etcd_large,
-        true,
-        etcd_small,
-    )
-    .await?;
+    watch::run(&mut ctx, s.watchers_small, small, false).await?;
+    watch::run(&mut ctx, s.watchers_large, large, true).await?;
+    selective_watches(&mut ctx).await?;
     auth::run(&mut ctx, auth_start).await?;
     let mut summary = ctx.report.summary();
     summary.push_str(&format!(
@@ -103,6 +112,14 @@ pub async fn run(args: Args) -> Result<String> {
         started.elapsed().as_secs_f64()
     ));
     Ok(summary)
+}
+
+/// The selective watch phases (`select`), in their own namespaces.
+async fn selective_watches(ctx: &mut Ctx) -> Result<()> {
+    select::field(ctx, select::Kind::EventField).await?;
+    select::field(ctx, select::Kind::PodField).await?;
+    select::scale(ctx).await?;
+    select::labels(ctx).await
 }
 
 /// RSS with every Event stored, after a short settle.

@@ -115,17 +115,10 @@ async fn on_etcd(ctx: &Ctx, etcd: &etcd::Etcd, n: usize, range: Range<u64>) -> R
     measured(ctx, etcd.pid, writers, watchers, range).await
 }
 
-/// Runs one watch phase with `n` watchers; `judged` holds it to the targets,
-/// with `etcd_small` (etcd's writer rate of the smaller phase) for the ratio.
-/// Returns etcd's writer rate when etcd ran.
-pub async fn run(
-    ctx: &mut Ctx,
-    n: usize,
-    range: Range<u64>,
-    with_etcd: bool,
-    judged: bool,
-    etcd_small: Option<f64>,
-) -> Result<Option<f64>> {
+/// Runs one watch phase with `n` watchers on cairn and, when given, on etcd
+/// with the same `n`; `judged` holds it to the targets (writers against
+/// etcd's writers of the same phase).
+pub async fn run(ctx: &mut Ctx, n: usize, range: Range<u64>, judged: bool) -> Result<()> {
     let name = format!("watch_{n}");
     let want = range.end - range.start;
     eprintln!(
@@ -133,23 +126,21 @@ pub async fn run(
         ctx.args.concurrency
     );
     let c_phase = on_cairn(ctx, n, range.clone()).await?;
-    let e = match (&ctx.etcd, with_etcd) {
-        (Some(etcd), true) => Some(on_etcd(ctx, etcd, n, range).await?),
-        _ => None,
+    let e = match &ctx.etcd {
+        Some(etcd) => Some(on_etcd(ctx, etcd, n, range).await?),
+        None => None,
     };
     let c = &c_phase.result;
-    let ratio = e
-        .as_ref()
-        .map(|e| c.writers.rate() / e.result.writers.rate());
+    let etcd_rate = e.as_ref().map(|e| e.result.writers.rate());
+    let ratio = etcd_rate.map(|e| c.writers.rate() / e);
     let e_line = e.as_ref().map(|e| line(e, want));
     let c_line = line(&c_phase, want);
     ctx.report
         .figure(&name, &c_line, e_line.as_deref(), ratio, None);
-    let etcd_rate = e.map(|e| e.result.writers.rate());
     if !judged {
-        return Ok(etcd_rate);
+        return Ok(());
     }
-    let all = c.complete == c.watchers && c.missing == 0;
+    let all = c.complete == c.watchers && c.missing == 0 && c.unexpected == 0;
     let p99 = c.delivery.p99();
     ctx.report.figure(
         &format!("{name}_delivery"),
@@ -166,9 +157,7 @@ pub async fn run(
             met: all && p99 < Duration::from_millis(50),
         }),
     );
-    let ratio = etcd_small.map(|e| c.writers.rate() / e);
-    let small = format!("watch_{} writers", ctx.sizes.watchers_small);
-    let etcd_line = etcd_small.map(|e| format!("{small} {}", per_sec(e)));
+    let etcd_line = etcd_rate.map(|e| format!("{name} writers {}", per_sec(e)));
     ctx.report.figure(
         &format!("{name}_writers"),
         &per_sec(c.writers.rate()),
@@ -176,10 +165,10 @@ pub async fn run(
         ratio,
         ratio.map(|r| Target::at_least(r, 2.0, "x")),
     );
-    if let Some(e) = etcd_small {
+    if let Some(e) = etcd_rate {
         transport_ceiling(ctx, c, n, 2.0 * e).await?;
     }
-    Ok(etcd_rate)
+    Ok(())
 }
 
 /// Measures how many bytes per second loopback TCP carries over `n`
