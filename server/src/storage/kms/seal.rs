@@ -19,7 +19,8 @@ const TAG_LEN: usize = 16;
 /// An unwrapped DEK source. Its bytes stay inside ring's key types.
 pub enum Dek {
     Seed(hkdf::Prk),
-    Key(aead::LessSafeKey),
+    /// Boxed: rare (values written before the KDF), and large.
+    Key(Box<aead::LessSafeKey>),
 }
 
 impl Dek {
@@ -46,7 +47,7 @@ impl Dek {
                 };
                 let key = aead::UnboundKey::new(algorithm, bytes)
                     .map_err(|_| "invalid DEK".to_string())?;
-                Ok(Dek::Key(aead::LessSafeKey::new(key)))
+                Ok(Dek::Key(Box::new(aead::LessSafeKey::new(key))))
             }
         }
     }
@@ -81,7 +82,7 @@ impl Dek {
                 derived = derive(prk, info)?;
                 &derived
             }
-            Dek::Key(key) => key,
+            Dek::Key(key) => key.as_ref(),
         };
         out.extend_from_slice(nonce);
         let start = out.len();
@@ -106,7 +107,7 @@ impl Dek {
                 derived = derive(prk, info)?;
                 (&derived, rest)
             }
-            Dek::Key(key) => (key, sealed),
+            Dek::Key(key) => (key.as_ref(), sealed),
         };
         if rest.len() < NONCE_LEN + TAG_LEN {
             return Err("the stored data was shorter than the required size".into());
@@ -173,9 +174,9 @@ mod tests {
         let mut input = info.to_vec();
         input.push(1);
         let expected = ring::hmac::sign(&mac_key, &input);
-        let by_hand = Dek::Key(aead::LessSafeKey::new(
+        let by_hand = Dek::Key(Box::new(aead::LessSafeKey::new(
             aead::UnboundKey::new(&aead::AES_256_GCM, expected.as_ref()).unwrap(),
-        ));
+        )));
         let mut sealed = Vec::new();
         by_hand.seal_into(b"aad", b"value", &mut sealed).unwrap();
         let mut stored = info.to_vec();
