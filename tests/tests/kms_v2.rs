@@ -89,7 +89,11 @@ fn secrets_are_sealed_by_the_plugin_and_readable_after_a_restart() {
     }
     let got = first.get("/api/v1/namespaces/default/secrets/db-0").json();
     assert_eq!(got["data"]["password"], PLAIN_B64);
-    assert_eq!(plugin.encrypt_calls(), 1, "one Encrypt per start, not per write");
+    assert_eq!(
+        plugin.encrypt_calls(),
+        1,
+        "one Encrypt per start, not per write"
+    );
     assert_eq!(plugin.decrypt_calls(), 0);
     first.stop();
 
@@ -104,11 +108,19 @@ fn secrets_are_sealed_by_the_plugin_and_readable_after_a_restart() {
     let items = list["items"].as_array().expect("items");
     let ours: Vec<&Value> = items
         .iter()
-        .filter(|s| s["metadata"]["name"].as_str().is_some_and(|n| n.starts_with("db-")))
+        .filter(|s| {
+            s["metadata"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("db-"))
+        })
         .collect();
     assert_eq!(ours.len(), 5, "{list}");
     assert!(ours.iter().all(|s| s["data"]["password"] == PLAIN_B64));
-    assert_eq!(plugin.decrypt_calls(), 1, "the first start's seed is unwrapped once");
+    assert_eq!(
+        plugin.decrypt_calls(),
+        1,
+        "the first start's seed is unwrapped once"
+    );
 }
 
 #[test]
@@ -127,7 +139,11 @@ fn a_hung_plugin_fails_reads_that_need_it_and_the_kms_check() {
     let second = Server::start_on(&data, &flags);
     let ready = second.get("/readyz?verbose");
     assert_eq!(ready.status, 200);
-    assert!(ready.text().contains("[+]kms-providers ok"), "{}", ready.text());
+    assert!(
+        ready.text().contains("[+]kms-providers ok"),
+        "{}",
+        ready.text()
+    );
 
     plugin.hang(true);
     // The old seed needs the plugin's Decrypt, which does not answer.
