@@ -119,7 +119,18 @@ async fn a_new_start_unwraps_old_seeds_once() {
         .transform_to_storage(KEY, VALUE)
         .unwrap()
         .into_owned();
-    assert_ne!(newer[..40], stored[0][..40]);
+    let wrapped_seed = |stored: &[u8]| {
+        super::envelope::parse(second.prefix(), stored)
+            .unwrap()
+            .0
+            .encrypted_dek_source
+    };
+    assert_ne!(
+        wrapped_seed(&newer),
+        wrapped_seed(&stored[0]),
+        "a seed per start"
+    );
+    assert_eq!(wrapped_seed(&stored[0]), wrapped_seed(&stored[19]));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
