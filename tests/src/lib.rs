@@ -11,6 +11,7 @@
 pub mod client;
 pub mod clients;
 pub mod k8s_proto;
+pub mod kms_plugin;
 pub mod linearizability;
 pub mod selection;
 pub mod tls;
