@@ -11,8 +11,8 @@
 
 pub mod conformance;
 pub mod embedded;
-pub mod kms;
 pub mod error;
+pub mod kms;
 pub mod reply;
 pub mod transform;
 pub mod txn;
