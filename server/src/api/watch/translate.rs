@@ -64,16 +64,49 @@ pub fn translate<'a>(
         // watcher; a delete always does.
         (_, _, Some(prev)) if old_ok && (selector.is_some() || ev.kind == EventKind::Delete) => {
             // A deleted object is served as its last state at the delete's revision.
+            let value = if prev.value.is_empty() {
+                unreadable_last_state(kind, &ev.key)
+            } else {
+                prev.value.clone()
+            };
             Some((
                 EventType::Deleted,
                 Cow::Owned(KeyValue {
                     mod_revision: ev.revision,
+                    value,
                     ..prev.clone()
                 }),
             ))
         }
         _ => None,
     }
+}
+
+/// What can be said of a deleted object whose last state could not be
+/// read (storage left its value empty): its kind, name and namespace.
+fn unreadable_last_state(kind: &KindSpec, key: &[u8]) -> bytes::Bytes {
+    let rest = key
+        .strip_prefix(kind.storage.prefix.as_bytes())
+        .unwrap_or(key);
+    let rest = String::from_utf8_lossy(rest);
+    let mut meta = serde_json::Map::new();
+    match rest.split_once('/') {
+        Some((ns, name)) if kind.namespaced => {
+            meta.insert("name".into(), name.into());
+            meta.insert("namespace".into(), ns.into());
+        }
+        _ => {
+            meta.insert("name".into(), rest.as_ref().into());
+        }
+    }
+    let obj = serde_json::json!({
+        "apiVersion": kind.storage.api_version,
+        "kind": kind.kind,
+        "metadata": meta,
+    });
+    serde_json::to_vec(&obj)
+        .expect("a JSON value always serializes")
+        .into()
 }
 
 #[cfg(test)]
