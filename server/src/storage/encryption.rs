@@ -73,7 +73,10 @@ impl Encryption {
     }
 
     /// Re-reads the file whenever it changes, until `stop`.
-    pub fn spawn_reload(self: Arc<Self>, stop: watch::Receiver<bool>) -> tokio::task::JoinHandle<()> {
+    pub fn spawn_reload(
+        self: Arc<Self>,
+        stop: watch::Receiver<bool>,
+    ) -> tokio::task::JoinHandle<()> {
         let file = FileWatch::new(&self.path);
         tokio::spawn(self.reload_loop(file, stop))
     }

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::api::error::ApiError;
-use crate::api::kind::KindSpec;
 use crate::api::keys;
+use crate::api::kind::KindSpec;
 use crate::api::store::{Store, storage_error};
 use crate::storage::{Guard, KeyRange, RangeOptions, Revision, StorageError, Txn};
 
@@ -34,7 +34,9 @@ impl Store {
                 }
                 kv.mod_revision
             }
-            Err(StorageError::CorruptValue { .. }) => self.stored_revision(kind, &key, name).await?,
+            Err(StorageError::CorruptValue { .. }) => {
+                self.stored_revision(kind, &key, name).await?
+            }
             Err(e) => return Err(storage_error(e)),
         };
         let txn = Txn::new()

@@ -113,23 +113,23 @@ fn plain_error(transformers: &Transformers, e: StorageError) -> StorageError {
 }
 
 fn stored(transformers: &Transformers, txn: &mut Txn) -> Result<(), StorageError> {
-        for op in &mut txn.ops {
-            let Op::Put { key, value, .. } = op else {
-                continue;
-            };
-            let stored = match transformers.transform_to_storage(key, value) {
-                Ok(Cow::Borrowed(_)) => continue,
-                Ok(Cow::Owned(v)) => v,
-                Err(e) => {
-                    return Err(StorageError::Internal(format!(
-                        "cannot transform the value of {} for storage: {e}",
-                        String::from_utf8_lossy(key)
-                    )));
-                }
-            };
-            *value = stored;
-        }
-        Ok(())
+    for op in &mut txn.ops {
+        let Op::Put { key, value, .. } = op else {
+            continue;
+        };
+        let stored = match transformers.transform_to_storage(key, value) {
+            Ok(Cow::Borrowed(_)) => continue,
+            Ok(Cow::Owned(v)) => v,
+            Err(e) => {
+                return Err(StorageError::Internal(format!(
+                    "cannot transform the value of {} for storage: {e}",
+                    String::from_utf8_lossy(key)
+                )));
+            }
+        };
+        *value = stored;
+    }
+    Ok(())
 }
 
 impl Storage for TransformingStorage {

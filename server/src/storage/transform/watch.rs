@@ -10,9 +10,7 @@ use std::task::{Context, Poll};
 use cairn_transform::Transformers;
 
 use super::{SharedTransformers, plain};
-use crate::storage::{
-    Batch, Event, EventKind, Events, Revision, StorageError, Watch, WatchStream,
-};
+use crate::storage::{Batch, Event, EventKind, Events, Revision, StorageError, Watch, WatchStream};
 
 pub(super) struct PlainWatch {
     pub(super) inner: Watch,
