@@ -43,6 +43,14 @@ pub struct Args {
     /// tokens, beside etcd puts; skips every other phase.
     #[arg(long, conflicts_with = "encodings_only")]
     pub auth_only: bool,
+    /// Only measure encryption at rest: Secret creates (server CPU per
+    /// create) and a full Secret list, on a server without encryption and
+    /// on one encrypting Secrets with aesgcm (needs --server-bin).
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only"])]
+    pub secrets_only: bool,
+    /// Secrets each encryption case creates and lists [default: 10000, quick 1000].
+    #[arg(long)]
+    pub secrets: Option<u64>,
     /// Events each auth case creates (and etcd puts) [default: 30000, quick 3000].
     #[arg(long)]
     pub auth_events: Option<u64>,

@@ -94,6 +94,11 @@ impl Server {
     /// free loopback ports: plain HTTP (acting as system:admin) and HTTPS
     /// (with a static token file when the binary takes `--token-auth-file`).
     pub async fn start(bin: &Path, work_dir: &Path) -> Result<Self> {
+        Self::start_with(bin, work_dir, &[]).await
+    }
+
+    /// [`Server::start`] with `extra` flags (e.g. an encryption configuration).
+    pub async fn start_with(bin: &Path, work_dir: &Path, extra: &[String]) -> Result<Self> {
         let port = free_port()?;
         let secure_port = free_port()?;
         let data_dir = work_dir.join(format!("cairn-data-{port}"));
@@ -123,6 +128,7 @@ impl Server {
             .args(["--api-domain", "svc.io"])
             // Only adds an encoding, which the encodings phase lists.
             .args(["--feature-gates", "CBORServingAndStorage=true"])
+            .args(extra)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)

@@ -6,6 +6,7 @@ mod create;
 mod encodings;
 mod list;
 mod rbac;
+mod secrets;
 mod watch;
 
 use std::time::{Duration, Instant};
@@ -44,6 +45,9 @@ impl Ctx {
 pub async fn run(args: Args) -> Result<String> {
     let started = Instant::now();
     let sizes = args.sizes();
+    if args.secrets_only {
+        return secrets::run(&args).await;
+    }
     let cairn = match (&args.server_bin, &args.server_url) {
         (Some(bin), _) => Server::start(bin, &args.work_dir).await?,
         (None, Some(url)) => Server::external(url, args.server_pid.unwrap_or(0)).await?,
