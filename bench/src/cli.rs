@@ -85,6 +85,14 @@ pub struct Args {
     /// Longest any phase's writers may run before the phase fails.
     #[arg(long, default_value_t = 600)]
     pub phase_secs: u64,
+    /// Only measure encryption at rest: Secret creates (server CPU per
+    /// create) and a full Secret list, on a server without encryption and
+    /// on one encrypting Secrets with aesgcm (needs --server-bin).
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only"])]
+    pub secrets_only: bool,
+    /// Secrets each encryption case creates and lists [default: 10000, quick 1000].
+    #[arg(long)]
+    pub secrets: Option<u64>,
     /// Events each auth case creates (and etcd puts) [default: 30000, quick 3000].
     #[arg(long)]
     pub auth_events: Option<u64>,

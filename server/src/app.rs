@@ -32,6 +32,7 @@ use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
+use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
 
@@ -246,6 +247,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
+    let encryption = match &config.encryption.encryption_provider_config {
+        Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
+        None => None,
+    };
     let authentication = jwt::startup::from_config(
         &config,
         config.service_accounts.api_audiences.clone(),
@@ -256,9 +261,10 @@ pub async fn run(config: Config) -> Result<(), String> {
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
-    // Identity everywhere until encryption at rest is configured.
-    let storage: Arc<dyn Storage> =
-        Arc::new(TransformingStorage::new(backend, Transformers::identity()));
+    let storage: Arc<dyn Storage> = Arc::new(match &encryption {
+        Some(e) => TransformingStorage::shared(backend, e.transformers()),
+        None => TransformingStorage::new(backend, Transformers::identity()),
+    });
     let registry = Arc::new(kinds::builtin(&config));
     let (stop_tx, stop_rx) = watch::channel(false);
     let authorization = authz_setup::authorization(&config, &storage, &registry, &stop_rx).await?;
@@ -274,6 +280,16 @@ pub async fn run(config: Config) -> Result<(), String> {
         &config.api_domain,
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
+    if let Some(e) = encryption.as_ref().filter(|e| e.has_kms()) {
+        let e = Arc::clone(e);
+        health.add_check(KMS_CHECK, Box::new(move || e.kms_health()));
+    }
+    if let Some(e) = encryption
+        .as_ref()
+        .filter(|_| config.encryption.automatic_reload())
+    {
+        Arc::clone(e).spawn_reload(stop_rx.clone());
+    }
     let state = Arc::new(AppState {
         store: Store::new(Arc::clone(&storage), registry, admission)
             .with_authorizers(Arc::clone(&authorization.authorizers)),

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::error::ErrorKind;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::encryption::EncryptionArgs;
+
 /// Offline inspection, verification, compaction, snapshots and repair of cairn
 /// data directories. Exit codes: 0 success, 1 failure or corruption found,
 /// 2 unusable command line, 3 (verify) no damage but a torn tail that the next
@@ -82,6 +84,8 @@ pub enum Command {
         #[arg(long)]
         raw: bool,
         #[command(flatten)]
+        encryption: EncryptionArgs,
+        #[command(flatten)]
         dir: DataDir,
         #[command(flatten)]
         out: OutputArg,
@@ -93,6 +97,8 @@ pub enum Command {
         /// Show each value (with -o json: include it).
         #[arg(long)]
         raw: bool,
+        #[command(flatten)]
+        encryption: EncryptionArgs,
         #[command(flatten)]
         dir: DataDir,
         #[command(flatten)]
@@ -112,6 +118,8 @@ pub enum Command {
         #[arg(long)]
         raw: bool,
         #[command(flatten)]
+        encryption: EncryptionArgs,
+        #[command(flatten)]
         dir: DataDir,
         #[command(flatten)]
         out: OutputArg,
@@ -130,6 +138,8 @@ pub enum Command {
         /// Add each record's file and byte offset.
         #[arg(long)]
         locations: bool,
+        #[command(flatten)]
+        encryption: EncryptionArgs,
         #[command(flatten)]
         dir: DataDir,
     },
@@ -153,11 +163,42 @@ pub enum Command {
     /// Save, check or restore a single-file snapshot.
     #[command(subcommand)]
     Snapshot(SnapshotCommand),
+    /// Encryption at rest: values per key, offline rewrite with the first provider.
+    #[command(subcommand)]
+    Encryption(EncryptionCommand),
     /// Truncate a torn tail, rewrite bad sidecars, remove leftovers; report each change.
     Repair {
         /// Report what would change; change nothing.
         #[arg(long)]
         dry_run: bool,
+        #[command(flatten)]
+        dir: DataDir,
+        #[command(flatten)]
+        out: OutputArg,
+    },
+}
+
+/// `encryption` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum EncryptionCommand {
+    /// How many current values each key (`provider:keyname`, `identity`) holds.
+    Keys {
+        /// Only keys starting with this (e.g. /registry/secrets/).
+        #[arg(long, value_name = "PREFIX", default_value = "")]
+        prefix: String,
+        #[command(flatten)]
+        dir: DataDir,
+        #[command(flatten)]
+        out: OutputArg,
+    },
+    /// Rewrite every value of a resource that the configuration's first
+    /// provider did not write (rotation; refused while the server runs).
+    Rewrite {
+        /// The resource: `secrets`, or `<resource>.<group>`.
+        #[arg(long)]
+        resource: String,
+        #[command(flatten)]
+        encryption: EncryptionArgs,
         #[command(flatten)]
         dir: DataDir,
         #[command(flatten)]

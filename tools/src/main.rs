@@ -8,6 +8,7 @@
 mod cli;
 mod commands;
 mod encode;
+mod encryption;
 mod error;
 mod object;
 mod output;

@@ -1,7 +1,8 @@
 //! cairn-transform: value transformers — what a value becomes on its way
-//! into storage and back, chosen by key prefix (as kube-apiserver chooses
-//! encryption providers by resource). Identity today; encryption at rest
-//! will be transformers here.
+//! into storage and back, chosen by key prefix or by the resource a key
+//! names (as kube-apiserver chooses encryption providers by resource):
+//! encryption at rest's configuration (`config`), its local ciphers
+//! (`cipher`) and the provider chains that pick a reader by prefix.
 //!
 //! Both directions borrow: a transformer that leaves a value alone returns
 //! it `Cow::Borrowed`, so callers holding shared or memory-mapped bytes keep
@@ -19,11 +20,17 @@
 //! assert!(!read.stale);
 //! ```
 
+mod chain;
+pub mod cipher;
+pub mod config;
+mod resources;
 mod routes;
 mod xor;
 
 use std::borrow::Cow;
 
+pub use chain::{Chain, ENCRYPTED_MARK, Link, written_by};
+pub use resources::{GroupResource, ResourceRoutes, group_resource};
 pub use routes::Transformers;
 pub use xor::{XOR_MARK, Xor};
 

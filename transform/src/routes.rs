@@ -1,9 +1,11 @@
-//! Choosing a transformer by key prefix: the longest matching prefix wins,
-//! keys no prefix matches are stored as they are.
+//! Choosing a transformer for a key: by key prefix (the longest matching
+//! prefix wins), then by the resource the key names (an encryption
+//! configuration's entries); keys neither covers are stored as they are.
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::resources::ResourceRoutes;
 use crate::{Error, Identity, Plain, Transformer};
 
 /// The transformers of a store, by key prefix.
@@ -11,6 +13,8 @@ use crate::{Error, Identity, Plain, Transformer};
 pub struct Transformers {
     /// Longest prefix first, so the first match is the most specific.
     routes: Vec<(Vec<u8>, Arc<dyn Transformer>)>,
+    /// An encryption configuration's chains by resource.
+    resources: Option<Arc<ResourceRoutes>>,
 }
 
 impl std::fmt::Debug for Transformers {
@@ -46,20 +50,40 @@ impl Transformers {
         self
     }
 
+    /// Routes the keys no prefix matches by the resource they name.
+    #[must_use]
+    pub fn with_resources(mut self, resources: ResourceRoutes) -> Self {
+        self.resources = Some(Arc::new(resources));
+        self
+    }
+
+    /// The routes by resource, if any.
+    #[must_use]
+    pub fn resources(&self) -> Option<&ResourceRoutes> {
+        self.resources.as_deref()
+    }
+
     /// Whether every key's values pass unchanged (callers then skip all
     /// per-value work).
     #[must_use]
     pub fn is_identity(&self) -> bool {
         self.routes.iter().all(|(_, t)| t.is_identity())
+            && self
+                .resources
+                .as_ref()
+                .is_none_or(|r| r.chains().next().is_none())
     }
 
     /// The transformer of `key`.
     #[must_use]
     pub fn for_key(&self, key: &[u8]) -> &dyn Transformer {
-        self.routes
-            .iter()
-            .find(|(p, _)| key.starts_with(p))
-            .map_or(&Identity, |(_, t)| t.as_ref())
+        if let Some((_, t)) = self.routes.iter().find(|(p, _)| key.starts_with(p)) {
+            return t.as_ref();
+        }
+        match self.resources.as_deref().and_then(|r| r.for_key(key)) {
+            Some(chain) => chain,
+            None => &Identity,
+        }
     }
 
     /// `plain` as stored under `key`.

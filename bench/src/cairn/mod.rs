@@ -110,6 +110,11 @@ impl Server {
     /// free loopback ports: plain HTTP (acting as system:admin) and HTTPS
     /// (with a static token file when the binary takes `--token-auth-file`).
     pub async fn start(bin: &Path, work_dir: &Path) -> Result<Self> {
+        Self::start_with(bin, work_dir, &[]).await
+    }
+
+    /// [`Server::start`] with `extra` flags (e.g. an encryption configuration).
+    pub async fn start_with(bin: &Path, work_dir: &Path, extra: &[String]) -> Result<Self> {
         let port = free_port()?;
         let secure_port = free_port()?;
         let data_dir = work_dir.join(format!("cairn-data-{port}"));
@@ -147,6 +152,7 @@ impl Server {
         ] {
             args.push(a.into());
         }
+        args.extend(extra.iter().map(Into::into));
         let child = spawn(bin, &args, log)?;
         let mut server = Self {
             addr: SocketAddr::from(([127, 0, 0, 1], port)),

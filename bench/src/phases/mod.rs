@@ -9,6 +9,7 @@ mod list_select;
 mod rbac;
 mod reopen;
 mod select;
+mod secrets;
 mod watch;
 
 use std::time::{Duration, Instant};
@@ -47,6 +48,9 @@ impl Ctx {
 pub async fn run(args: Args) -> Result<String> {
     let started = Instant::now();
     let sizes = args.sizes();
+    if args.secrets_only {
+        return secrets::run(&args).await;
+    }
     let cairn = match (&args.server_bin, &args.server_url) {
         (Some(bin), _) => Server::start(bin, &args.work_dir).await?,
         (None, Some(url)) => Server::external(url, args.server_pid.unwrap_or(0)).await?,

@@ -4,6 +4,7 @@ pub mod authn;
 pub mod authorization;
 pub mod authz;
 pub mod document;
+pub mod encryption;
 pub mod feature_gates;
 pub mod service_accounts;
 
@@ -16,6 +17,7 @@ use parking_lot::Mutex;
 
 use crate::util::duration;
 pub use authorization::AuthorizationFlags;
+pub use encryption::EncryptionFlags;
 pub use feature_gates::FeatureGates;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
@@ -99,6 +101,8 @@ pub struct Flags {
     pub authentication_config: Option<PathBuf>,
     #[command(flatten)]
     pub authorization: AuthorizationFlags,
+    #[command(flatten)]
+    pub encryption: EncryptionFlags,
 }
 
 /// The running configuration.
@@ -129,6 +133,7 @@ pub struct Config {
     pub service_accounts: ServiceAccountConfig,
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
+    pub encryption: EncryptionFlags,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -159,6 +164,7 @@ impl From<Flags> for Config {
             service_accounts: f.service_accounts.into(),
             authentication_config: f.authentication_config,
             authorization: f.authorization,
+            encryption: f.encryption,
             bound: Mutex::new(None),
         }
     }

@@ -2,6 +2,7 @@
 //! per-check paths, in Kubernetes' text format.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,10 @@ use crate::http::params::Query;
 use crate::http::respond::{add_warnings, text};
 use crate::storage::Storage;
 
+/// A named check of /healthz and /readyz beyond the built-in ones (e.g.
+/// `kms-providers`).
+pub type Check = Box<dyn Fn() -> Result<(), String> + Send + Sync>;
+
 /// Server state the checks read.
 pub struct Health {
     started: Instant,
@@ -20,6 +25,8 @@ pub struct Health {
     shutting_down: AtomicBool,
     /// Post-start hooks, and whether each has finished.
     hooks: Mutex<Vec<(String, bool)>>,
+    /// Checks added by components, asked on /healthz and /readyz.
+    added: Mutex<Vec<(String, Arc<Check>)>>,
 }
 
 impl Health {
@@ -30,7 +37,13 @@ impl Health {
             livez_grace,
             shutting_down: AtomicBool::new(false),
             hooks: Mutex::new(hooks.iter().map(|h| ((*h).to_string(), false)).collect()),
+            added: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Adds the check `name` to /healthz and /readyz.
+    pub fn add_check(&self, name: &str, check: Check) {
+        self.added.lock().push((name.to_string(), Arc::new(check)));
     }
 
     /// Marks a post-start hook finished.
@@ -52,6 +65,10 @@ impl Health {
             ("log".to_string(), Ok(())),
             ("storage".to_string(), storage.health()),
         ];
+        if endpoint != "livez" {
+            let added: Vec<(String, Arc<Check>)> = self.added.lock().clone();
+            out.extend(added.into_iter().map(|(name, check)| (name, check())));
+        }
         let in_grace = endpoint == "livez" && self.started.elapsed() < self.livez_grace;
         for (name, done) in self.hooks.lock().iter() {
             let result = if *done || in_grace {

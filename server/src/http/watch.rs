@@ -233,7 +233,7 @@ impl BatchEncoder<'_> {
             };
             let frame = cells[type_slot(event_type)].get_or_init(|| {
                 let mut one = Vec::new();
-                if let Some(kv) = record(ev, event_type) {
+                if let Some(kv) = record(self.watcher.kind(), ev, event_type) {
                     frame(self.watcher.kind(), self.framing, &mut one, event_type, &kv);
                 }
                 Bytes::from(one)

@@ -11,6 +11,7 @@
 
 pub mod conformance;
 pub mod embedded;
+pub mod encryption;
 pub mod error;
 pub mod kms;
 pub mod reply;

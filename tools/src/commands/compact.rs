@@ -17,8 +17,8 @@ use crate::error::{CliError, Result};
 use crate::output::{Out, fields};
 use crate::progress;
 
-/// Opens `dir` for writing for `what` ("compact", "defrag").
-fn open_writable(dir: &Path, what: &str) -> Result<Engine> {
+/// Opens `dir` for writing for `what` ("compact", "defrag", "rewrite").
+pub fn open_writable(dir: &Path, what: &str) -> Result<Engine> {
     data_dir(dir)?;
     let refused = CliError::refused(format!("cannot {what}"));
     if let Some(holder) = lock_holder(dir) {

@@ -3,6 +3,7 @@
 
 mod compact;
 mod dump;
+mod encryption;
 mod info;
 mod keys;
 mod repair;
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 use cairn_engine::{Engine, Options};
 use cairn_transform::Transformers;
 
-use crate::cli::{Cli, Command, SnapshotCommand};
+use crate::cli::{Cli, Command, EncryptionCommand, SnapshotCommand};
 use crate::error::{CliError, Result};
 use crate::output::Out;
 use crate::progress;
@@ -29,9 +30,13 @@ use crate::values::Values;
 /// corruption, 3 for crash residue alone, after printing its report).
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let mut out = Out::new();
-    // Values as written: identity until the tool learns the server's
-    // encryption configuration.
-    let values = Values::new(Transformers::identity());
+    let values = match &cli.command {
+        Command::Get { encryption, .. }
+        | Command::History { encryption, .. }
+        | Command::Ls { encryption, .. }
+        | Command::Dump { encryption, .. } => encryption.values()?,
+        _ => Values::new(Transformers::identity()),
+    };
     let code = match cli.command {
         Command::Info { dir, out: o } => info::run(&dir.data_dir, o.output, &mut out),
         Command::Verify {
@@ -43,6 +48,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             key,
             rev,
             raw,
+            encryption: _,
             dir,
             out: o,
         } => keys::get(
@@ -57,6 +63,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::History {
             key,
             raw,
+            encryption: _,
             dir,
             out: o,
         } => keys::history(
@@ -72,6 +79,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             rev,
             limit,
             raw,
+            encryption: _,
             dir,
             out: o,
         } => {
@@ -92,6 +100,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             to_rev,
             physical,
             locations,
+            encryption: _,
             dir,
         } => dump::run(
             &dir.data_dir,
@@ -120,6 +129,17 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Snapshot(SnapshotCommand::Status { file, out: o }) => {
             snapshot::status(&file, o.output, &mut out)
         }
+        Command::Encryption(EncryptionCommand::Keys {
+            prefix,
+            dir,
+            out: o,
+        }) => encryption::keys(&dir.data_dir, prefix.as_bytes(), o.output, &mut out),
+        Command::Encryption(EncryptionCommand::Rewrite {
+            resource,
+            encryption: e,
+            dir,
+            out: o,
+        }) => encryption::rewrite(&dir.data_dir, &resource, &e, o.output, &mut out),
         Command::Repair {
             dry_run,
             dir,

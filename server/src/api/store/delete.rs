@@ -60,6 +60,12 @@ impl Store {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, ApiError> {
+        if opts.unsafe_delete {
+            return self
+                .delete_unreadable(kind, ns, name)
+                .await
+                .map(Deleted::Removed);
+        }
         // A delete has no new object: mutating plugins see the request only.
         self.admission
             .admit(&Attributes::delete(kind, ns, name, opts, None), None)

@@ -14,6 +14,7 @@ pub mod history;
 pub mod ownership;
 pub mod patch;
 pub mod read;
+mod unreadable;
 pub mod update;
 pub mod write;
 

@@ -56,7 +56,7 @@ pub fn translate<'a>(
         }
     };
     let event_type = decide(ev, new_ok, old_ok, selector.is_some())?;
-    Some((event_type, record(ev, event_type)?))
+    Some((event_type, record(kind, ev, event_type)?))
 }
 
 /// The type of the watch event `ev` is for a watcher, given whether its new
@@ -77,16 +77,52 @@ pub fn decide(ev: &Event, new_ok: bool, old_ok: bool, selecting: bool) -> Option
 
 /// The record a watch event of `event_type` for `ev` carries.
 #[must_use]
-pub fn record(ev: &Event, event_type: EventType) -> Option<Cow<'_, KeyValue>> {
+pub fn record<'a>(
+    kind: &KindSpec,
+    ev: &'a Event,
+    event_type: EventType,
+) -> Option<Cow<'a, KeyValue>> {
     match (event_type, &ev.kv, &ev.prev) {
         // A deleted object is served as its last state at the delete's revision.
         (EventType::Deleted, _, Some(prev)) => Some(Cow::Owned(KeyValue {
             mod_revision: ev.revision,
+            value: if prev.value.is_empty() {
+                unreadable_last_state(kind, &ev.key)
+            } else {
+                prev.value.clone()
+            },
             ..prev.clone()
         })),
         (_, Some(kv), _) => Some(Cow::Borrowed(kv)),
         _ => None,
     }
+}
+
+/// What can be said of a deleted object whose last state could not be
+/// read (storage left its value empty): its kind, name and namespace.
+fn unreadable_last_state(kind: &KindSpec, key: &[u8]) -> bytes::Bytes {
+    let rest = key
+        .strip_prefix(kind.storage.prefix.as_bytes())
+        .unwrap_or(key);
+    let rest = String::from_utf8_lossy(rest);
+    let mut meta = serde_json::Map::new();
+    match rest.split_once('/') {
+        Some((ns, name)) if kind.namespaced => {
+            meta.insert("name".into(), name.into());
+            meta.insert("namespace".into(), ns.into());
+        }
+        _ => {
+            meta.insert("name".into(), rest.as_ref().into());
+        }
+    }
+    let obj = serde_json::json!({
+        "apiVersion": kind.storage.api_version,
+        "kind": kind.kind,
+        "metadata": meta,
+    });
+    serde_json::to_vec(&obj)
+        .expect("a JSON value always serializes")
+        .into()
 }
 
 #[cfg(test)]

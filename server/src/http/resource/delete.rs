@@ -96,10 +96,9 @@ fn parse_options(
 }
 
 /// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate
-/// is on; then it excludes every other option, needs the
-/// `unsafe-delete-ignore-read-errors` permission besides `delete`, and — as
-/// every stored object here decodes — the delete is refused, as Kubernetes
-/// refuses an unsafe delete of a readable object.
+/// is on; then it excludes every other option and needs the
+/// `unsafe-delete-ignore-read-errors` permission besides `delete`; the
+/// store then removes the object only if it cannot be read.
 async fn check_unsafe_delete(
     r: &Call<'_>,
     opts: &mut DeleteOptions,
@@ -129,9 +128,7 @@ async fn check_unsafe_delete(
         ));
     }
     authorize_unsafe_delete(r, name).await?;
-    Err(ApiError::BadRequest(
-        "ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively meant to delete corrupt objects that cannot be read; this object can be read, delete it normally".into(),
-    ))
+    Ok(())
 }
 
 /// Kubernetes' extra check of an unsafe delete: the caller must also be

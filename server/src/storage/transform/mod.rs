@@ -3,9 +3,11 @@
 //! of a failed guard, watch events and their previous records). This is
 //! where encryption at rest applies.
 //!
-//! With identity transformers everywhere (today's default) every call goes
-//! straight to the backend; a value whose transformer is the identity is
-//! never touched, so reads stay zero-copy.
+//! With identity transformers everywhere (no encryption configured) every
+//! call goes straight to the backend; a value whose transformer is the
+//! identity is never touched, so reads stay zero-copy. The transformers
+//! can be replaced while serving (a reloaded encryption configuration):
+//! each call uses the set current when it starts.
 
 #[cfg(test)]
 mod tests;
@@ -16,28 +18,66 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use cairn_transform::Transformers;
+use parking_lot::RwLock;
 
 use crate::storage::{
     Committed, GetResult, KeyRange, KeyValue, Op, RangeOptions, RangeResult, Reply, Revision,
     Status, Storage, StorageError, Txn, Watch,
 };
 
+/// The transformers in force, replaceable as a whole.
+pub struct SharedTransformers {
+    current: RwLock<Arc<Transformers>>,
+}
+
+impl SharedTransformers {
+    #[must_use]
+    pub fn new(transformers: Transformers) -> SharedTransformers {
+        SharedTransformers {
+            current: RwLock::new(Arc::new(transformers)),
+        }
+    }
+
+    /// The set in force now.
+    #[must_use]
+    pub fn load(&self) -> Arc<Transformers> {
+        Arc::clone(&self.current.read())
+    }
+
+    /// Puts `transformers` in force for every later call.
+    pub fn replace(&self, transformers: Transformers) {
+        *self.current.write() = Arc::new(transformers);
+    }
+}
+
 /// A backend whose values pass through [`Transformers`].
 pub struct TransformingStorage {
     inner: Arc<dyn Storage>,
-    transformers: Arc<Transformers>,
-    /// Every transformer is the identity: pass everything through.
-    identity: bool,
+    transformers: Arc<SharedTransformers>,
 }
 
 impl TransformingStorage {
     #[must_use]
     pub fn new(inner: Arc<dyn Storage>, transformers: Transformers) -> TransformingStorage {
+        TransformingStorage::shared(inner, Arc::new(SharedTransformers::new(transformers)))
+    }
+
+    /// A backend whose transformers may be replaced while it serves.
+    #[must_use]
+    pub fn shared(
+        inner: Arc<dyn Storage>,
+        transformers: Arc<SharedTransformers>,
+    ) -> TransformingStorage {
         TransformingStorage {
             inner,
-            identity: transformers.is_identity(),
-            transformers: Arc::new(transformers),
+            transformers,
         }
+    }
+
+    /// The transformers in force, or `None` when every one is the identity.
+    fn current(&self) -> Option<Arc<Transformers>> {
+        let t = self.transformers.load();
+        (!t.is_identity()).then_some(t)
     }
 }
 
@@ -72,38 +112,36 @@ fn plain_error(transformers: &Transformers, e: StorageError) -> StorageError {
     }
 }
 
-impl TransformingStorage {
-    fn stored(&self, txn: &mut Txn) -> Result<(), StorageError> {
-        for op in &mut txn.ops {
-            let Op::Put { key, value, .. } = op else {
-                continue;
-            };
-            let stored = match self.transformers.transform_to_storage(key, value) {
-                Ok(Cow::Borrowed(_)) => continue,
-                Ok(Cow::Owned(v)) => v,
-                Err(e) => {
-                    return Err(StorageError::Internal(format!(
-                        "cannot transform the value of {} for storage: {e}",
-                        String::from_utf8_lossy(key)
-                    )));
-                }
-            };
-            *value = stored;
-        }
-        Ok(())
+fn stored(transformers: &Transformers, txn: &mut Txn) -> Result<(), StorageError> {
+    for op in &mut txn.ops {
+        let Op::Put { key, value, .. } = op else {
+            continue;
+        };
+        let stored = match transformers.transform_to_storage(key, value) {
+            Ok(Cow::Borrowed(_)) => continue,
+            Ok(Cow::Owned(v)) => v,
+            Err(e) => {
+                return Err(StorageError::Internal(format!(
+                    "cannot transform the value of {} for storage: {e}",
+                    String::from_utf8_lossy(key)
+                )));
+            }
+        };
+        *value = stored;
     }
+    Ok(())
 }
 
 impl Storage for TransformingStorage {
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         let got = self.inner.get(key, at);
-        if self.identity {
+        let Some(transformers) = self.current() else {
             return got;
-        }
-        got.map(|got| {
+        };
+        got.map(move |got| {
             let mut got = got?;
             if let Some(kv) = &mut got.kv {
-                plain(&self.transformers, kv)?;
+                plain(&transformers, kv)?;
             }
             Ok(got)
         })
@@ -115,33 +153,36 @@ impl Storage for TransformingStorage {
         opts: RangeOptions,
     ) -> Reply<'_, Result<RangeResult, StorageError>> {
         let found = self.inner.range(range, opts);
-        if self.identity || opts.keys_only || opts.count_only {
+        if opts.keys_only || opts.count_only {
             return found;
         }
-        found.map(|found| {
+        let Some(transformers) = self.current() else {
+            return found;
+        };
+        found.map(move |found| {
             let mut found = found?;
             for kv in &mut found.items {
-                plain(&self.transformers, kv)?;
+                plain(&transformers, kv)?;
             }
             Ok(found)
         })
     }
 
     fn commit(&self, mut txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
-        if self.identity {
+        let Some(transformers) = self.current() else {
             return self.inner.commit(txn);
-        }
-        if let Err(e) = self.stored(&mut txn) {
+        };
+        if let Err(e) = stored(&transformers, &mut txn) {
             return Reply::ready(Err(e));
         }
         self.inner
             .commit(txn)
-            .map(|r| r.map_err(|e| plain_error(&self.transformers, e)))
+            .map(move |r| r.map_err(|e| plain_error(&transformers, e)))
     }
 
     fn watch(&self, range: KeyRange, after: Revision) -> Watch {
         let inner = self.inner.watch(range, after);
-        if self.identity {
+        if self.current().is_none() {
             return inner;
         }
         Watch::new(watch::PlainWatch {

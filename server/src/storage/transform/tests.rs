@@ -197,3 +197,41 @@ async fn values_that_do_not_transform_back_are_errors_naming_the_key() {
     );
     s.close();
 }
+
+#[tokio::test]
+async fn an_unreadable_value_deleted_is_a_delete_event_without_its_value() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (raw, s) = open(dir.path(), "/t/");
+    raw.commit(Txn::new().put("/t/bad", "unmarked"))
+        .await
+        .expect("raw put");
+    let from = s.current_revision().await.expect("rev");
+    let mut watch = s.watch(KeyRange::prefix(b"/t/"), from);
+    s.commit(Txn::new().delete("/t/bad")).await.expect("delete");
+    let batch = watch.next_batch().await.expect("open").expect("batch");
+    let event = batch.iter().next().expect("an event");
+    assert_eq!(event.kind, EventKind::Delete);
+    let prev = event.prev.as_ref().expect("previous record");
+    assert!(prev.value.is_empty(), "{prev:?}");
+    s.close();
+}
+
+#[tokio::test]
+async fn replaced_transformers_apply_to_later_calls() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let raw: Arc<dyn Storage> = Arc::new(Embedded::open(dir.path()).expect("open"));
+    let shared = Arc::new(super::SharedTransformers::new(Transformers::identity()));
+    let s = TransformingStorage::shared(Arc::clone(&raw), Arc::clone(&shared));
+    s.commit(Txn::new().put("/t/a", "plain"))
+        .await
+        .expect("put");
+    shared.replace(Transformers::identity().with("/t/", Arc::new(Xor)));
+    s.commit(Txn::new().put("/t/b", "hidden"))
+        .await
+        .expect("put");
+    let stored = raw.get(b"/t/b", None).await.expect("raw").kv.expect("b");
+    assert!(stored.value.starts_with(XOR_MARK));
+    let read = s.get(b"/t/b", None).await.expect("get").kv.expect("b");
+    assert_eq!(&read.value[..], b"hidden");
+    s.close();
+}

@@ -1,18 +1,20 @@
 //! Watch events through the transformers: each commit batch is transformed
 //! once (kept in the backend batch's memo) and shared by every watcher, as
-//! its encodings are downstream.
+//! its encodings are downstream. A delete whose previous value cannot be
+//! read (an unsafe delete of an unreadable object) keeps its event, with
+//! an empty previous value: the API layer says what it can of the object.
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use cairn_transform::Transformers;
 
-use super::plain;
-use crate::storage::{Batch, Event, Events, Revision, StorageError, Watch, WatchStream};
+use super::{SharedTransformers, plain};
+use crate::storage::{Batch, Event, EventKind, Events, Revision, StorageError, Watch, WatchStream};
 
 pub(super) struct PlainWatch {
     pub(super) inner: Watch,
-    pub(super) transformers: Arc<Transformers>,
+    pub(super) transformers: Arc<SharedTransformers>,
     /// An event could not be transformed: the watch has ended.
     pub(super) failed: bool,
 }
@@ -21,8 +23,17 @@ pub(super) struct PlainWatch {
 fn plain_batch(transformers: &Transformers, all: &[Event]) -> Result<Arc<Batch>, StorageError> {
     let mut events = all.to_vec();
     for e in &mut events {
-        for kv in e.kv.iter_mut().chain(e.prev.iter_mut()) {
+        if let Some(kv) = &mut e.kv {
             plain(transformers, kv)?;
+        }
+        if let Some(prev) = &mut e.prev {
+            match plain(transformers, prev) {
+                Ok(()) => {}
+                Err(StorageError::CorruptValue { .. }) if e.kind == EventKind::Delete => {
+                    prev.value = bytes::Bytes::new();
+                }
+                Err(err) => return Err(err),
+            }
         }
     }
     Ok(Arc::new(Batch::new(events)))
@@ -37,7 +48,8 @@ impl PlainWatch {
             Ok(events) => events,
             Err(e) => return Some(Err(e)),
         };
-        let shared = events.memo(|all| plain_batch(&self.transformers, all));
+        let transformers = self.transformers.load();
+        let shared = events.memo(|all| plain_batch(&transformers, all));
         let result = match shared {
             Some(Ok(batch)) => Ok(events.with_batch(Arc::clone(batch))),
             Some(Err(e)) => Err(e.clone()),
