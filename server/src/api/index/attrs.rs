@@ -121,7 +121,13 @@ impl Attributes {
     /// the kind (such an object is never selected).
     #[must_use]
     pub fn of_record(kind: &KindSpec, kv: &KeyValue) -> Option<Arc<Attributes>> {
-        let obj = Store::decode_served(kind, kv).ok()?;
+        // A stored form that is the served one needs only the selectable
+        // paths parsed; a converted one is read whole, as it is served.
+        let obj = if kind.stores_served_form() {
+            kind.selector_paths().parse(&kv.value).ok()?
+        } else {
+            Store::decode_served(kind, kv).ok()?
+        };
         Some(Arc::new(Attributes::of_object(kind, &obj)))
     }
 

@@ -4,6 +4,8 @@
 
 mod attrs;
 mod cache;
+mod sparse;
 
 pub use attrs::Attributes;
 pub use cache::{AttrCache, AttrCaches};
+pub use sparse::Paths;

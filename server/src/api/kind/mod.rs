@@ -11,9 +11,10 @@ mod storage;
 mod strategy;
 mod subresources;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::api::index::Paths;
 use crate::api::schema::Schema;
 
 pub use answer::{Answerer, Question};
@@ -48,6 +49,9 @@ pub struct KindSpec {
     pub strategy: Arc<dyn Strategy>,
     /// Fields usable in `fieldSelector` besides `metadata.name`/`metadata.namespace`.
     pub selectable_fields: Vec<String>,
+    /// What selectors read of a stored object (from `selectable_fields`),
+    /// made on first use.
+    pub selector_paths: OnceLock<Paths>,
     pub field_value: FieldValue,
     /// PUT of a missing object creates it (Events).
     pub allow_create_on_update: bool,
@@ -105,6 +109,7 @@ impl KindSpec {
             schema,
             strategy: Arc::new(DefaultStrategy),
             selectable_fields: Vec::new(),
+            selector_paths: OnceLock::new(),
             field_value: field_by_path,
             allow_create_on_update: false,
             ttl: None,
@@ -161,6 +166,13 @@ impl KindSpec {
     #[must_use]
     pub fn verbs(&self) -> &'static [&'static str] {
         answer::verbs(self.answered_by.is_some())
+    }
+
+    /// The paths selectors read of this kind's objects.
+    #[must_use]
+    pub fn selector_paths(&self) -> &Paths {
+        self.selector_paths
+            .get_or_init(|| Paths::for_fields(&self.selectable_fields))
     }
 
     /// Whether `field` may appear in a field selector.
