@@ -1,9 +1,12 @@
 //! `aesgcm`: AES in Galois/Counter mode with a random 12-byte nonce; the
 //! stored bytes are the nonce then the sealed value (ciphertext and
 //! 16-byte tag), authenticated with the storage key — Kubernetes' layout.
+//! 128- and 256-bit keys run on ring (hardware AES and GHASH); ring has no
+//! 192-bit AES, so those keys use the RustCrypto implementation.
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
-use aes_gcm::{Aes128Gcm, Aes256Gcm, AesGcm as GcmMode, Nonce};
+use aes_gcm::{AesGcm as GcmMode, Nonce};
+use ring::aead::{AES_128_GCM, AES_256_GCM, Aad, LessSafeKey, Nonce as RingNonce, UnboundKey};
 
 use super::{Cipher, random};
 use crate::Error;
@@ -14,38 +17,27 @@ const NONCE: usize = 12;
 
 /// One AES-GCM key (16, 24 or 32 bytes).
 pub enum AesGcm {
-    Aes128(Box<Aes128Gcm>),
+    /// A 16- or 32-byte key.
+    Ring(LessSafeKey),
     Aes192(Box<Aes192Gcm>),
-    Aes256(Box<Aes256Gcm>),
 }
 
 impl AesGcm {
     /// The cipher of `key`; `None` for a size AES does not have.
     #[must_use]
     pub fn new(key: &[u8]) -> Option<AesGcm> {
-        Some(match key.len() {
-            16 => AesGcm::Aes128(Box::new(Aes128Gcm::new_from_slice(key).ok()?)),
-            24 => AesGcm::Aes192(Box::new(Aes192Gcm::new_from_slice(key).ok()?)),
-            32 => AesGcm::Aes256(Box::new(Aes256Gcm::new_from_slice(key).ok()?)),
-            _ => return None,
-        })
-    }
-
-    fn run(
-        &self,
-        nonce: &[u8],
-        payload: Payload<'_, '_>,
-        seal: bool,
-    ) -> Result<Vec<u8>, aes_gcm::Error> {
-        let nonce: [u8; NONCE] = nonce.try_into().expect("a nonce's size");
-        let nonce = Nonce::from(nonce);
-        match (self, seal) {
-            (AesGcm::Aes128(c), true) => c.encrypt(&nonce, payload),
-            (AesGcm::Aes128(c), false) => c.decrypt(&nonce, payload),
-            (AesGcm::Aes192(c), true) => c.encrypt(&nonce, payload),
-            (AesGcm::Aes192(c), false) => c.decrypt(&nonce, payload),
-            (AesGcm::Aes256(c), true) => c.encrypt(&nonce, payload),
-            (AesGcm::Aes256(c), false) => c.decrypt(&nonce, payload),
+        let ring = |alg| {
+            Some(AesGcm::Ring(LessSafeKey::new(
+                UnboundKey::new(alg, key).ok()?,
+            )))
+        };
+        match key.len() {
+            16 => ring(&AES_128_GCM),
+            24 => Some(AesGcm::Aes192(Box::new(
+                Aes192Gcm::new_from_slice(key).ok()?,
+            ))),
+            32 => ring(&AES_256_GCM),
+            _ => None,
         }
     }
 }
@@ -53,18 +45,29 @@ impl AesGcm {
 impl Cipher for AesGcm {
     fn seal(&self, key: &[u8], plain: &[u8], out: &mut Vec<u8>) -> Result<(), Error> {
         let nonce = random::<NONCE>()?;
-        let sealed = self
-            .run(
-                &nonce,
-                Payload {
+        let failed = |_| Error::new("aes-gcm encryption failed");
+        out.extend_from_slice(&nonce);
+        match self {
+            AesGcm::Ring(k) => {
+                let start = out.len();
+                out.extend_from_slice(plain);
+                let tag = k
+                    .seal_in_place_separate_tag(
+                        RingNonce::assume_unique_for_key(nonce),
+                        Aad::from(key),
+                        &mut out[start..],
+                    )
+                    .map_err(|_| Error::new("aes-gcm encryption failed"))?;
+                out.extend_from_slice(tag.as_ref());
+            }
+            AesGcm::Aes192(c) => {
+                let payload = Payload {
                     msg: plain,
                     aad: key,
-                },
-                true,
-            )
-            .map_err(|_| Error::new("aes-gcm encryption failed"))?;
-        out.extend_from_slice(&nonce);
-        out.extend_from_slice(&sealed);
+                };
+                out.extend_from_slice(&c.encrypt(&Nonce::from(nonce), payload).map_err(failed)?);
+            }
+        }
         Ok(())
     }
 
@@ -74,15 +77,32 @@ impl Cipher for AesGcm {
                 "the stored data was shorter than the required size",
             ));
         }
+        let failed = || Error::new("cipher: message authentication failed");
         let (nonce, body) = sealed.split_at(NONCE);
-        self.run(
-            nonce,
-            Payload {
-                msg: body,
-                aad: key,
-            },
-            false,
-        )
-        .map_err(|_| Error::new("cipher: message authentication failed"))
+        let nonce: [u8; NONCE] = nonce.try_into().map_err(|_| failed())?;
+        match self {
+            AesGcm::Ring(k) => {
+                let mut buf = body.to_vec();
+                let plain_len = k
+                    .open_in_place(
+                        RingNonce::assume_unique_for_key(nonce),
+                        Aad::from(key),
+                        &mut buf,
+                    )
+                    .map_err(|_| failed())?
+                    .len();
+                buf.truncate(plain_len);
+                Ok(buf)
+            }
+            AesGcm::Aes192(c) => c
+                .decrypt(
+                    &Nonce::from(nonce),
+                    Payload {
+                        msg: body,
+                        aad: key,
+                    },
+                )
+                .map_err(|_| failed()),
+        }
     }
 }
