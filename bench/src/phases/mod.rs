@@ -8,8 +8,8 @@ mod list;
 mod list_select;
 mod rbac;
 mod reopen;
-mod select;
 mod secrets;
+mod select;
 mod watch;
 
 use std::time::{Duration, Instant};
