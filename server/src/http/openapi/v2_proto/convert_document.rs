@@ -148,7 +148,7 @@ fn parameters(list: &[Value], dropped: &mut Dropped) -> Vec<ParametersItem> {
         .map(|p| ParametersItem {
             oneof: match reference(p) {
                 Some(r) => Some(ParameterOrReference::Reference(r)),
-                None => parameter(p, dropped).map(ParameterOrReference::Parameter),
+                None => parameter(p, dropped).map(|p| ParameterOrReference::Parameter(Box::new(p))),
             },
         })
         .collect()
@@ -199,7 +199,7 @@ fn parameter(value: &Value, dropped: &mut Dropped) -> Option<Parameter> {
             };
             body.schema = f.value("schema").map(|s| schema(s, f.dropped()));
             body.vendor_extension = f.finish();
-            ParameterKind::Body(body)
+            ParameterKind::Body(Box::new(body))
         }
         "query" | "formData" => {
             let p = non_body!(QueryParameter, f, allow_empty_value: f.boolean("allowEmptyValue"));
@@ -208,7 +208,7 @@ fn parameter(value: &Value, dropped: &mut Dropped) -> Option<Parameter> {
             } else {
                 NonBodyKind::FormData(p)
             };
-            ParameterKind::NonBody(NonBodyParameter { oneof: Some(kind) })
+            ParameterKind::NonBody(Box::new(NonBodyParameter { oneof: Some(kind) }))
         }
         "path" | "header" => {
             let p = non_body!(PathParameter, f);
@@ -217,7 +217,7 @@ fn parameter(value: &Value, dropped: &mut Dropped) -> Option<Parameter> {
             } else {
                 NonBodyKind::Header(p)
             };
-            ParameterKind::NonBody(NonBodyParameter { oneof: Some(kind) })
+            ParameterKind::NonBody(Box::new(NonBodyParameter { oneof: Some(kind) }))
         }
         other => {
             f.dropped().push(format!("parameter in {other:?}"));
@@ -236,7 +236,7 @@ fn responses(map: &Map<String, Value>, dropped: &mut Dropped) -> Responses {
         }
         let oneof = match reference(value) {
             Some(r) => ResponseOrReference::Reference(r),
-            None => ResponseOrReference::Response(response(value, dropped)),
+            None => ResponseOrReference::Response(Box::new(response(value, dropped))),
         };
         out.response_code.push(NamedResponseValue {
             name: code.clone(),

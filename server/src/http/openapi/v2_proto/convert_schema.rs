@@ -57,9 +57,9 @@ pub fn schema(value: &Value, dropped: &mut Dropped) -> Schema {
     if let Some(extra) = f.value("additionalProperties") {
         let oneof = match extra {
             Value::Bool(allowed) => AdditionalProperties::Boolean(*allowed),
-            other => AdditionalProperties::Schema(schema(other, f.dropped())),
+            other => AdditionalProperties::Schema(Box::new(schema(other, f.dropped()))),
         };
-        s.additional_properties = Some(Box::new(AdditionalPropertiesItem { oneof: Some(oneof) }));
+        s.additional_properties = Some(AdditionalPropertiesItem { oneof: Some(oneof) });
     }
     if let Some(ty) = f.value("type") {
         let value = match ty {

@@ -145,7 +145,7 @@ pub struct ParametersItem {
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum ParameterOrReference {
     #[prost(message, tag = "1")]
-    Parameter(Parameter),
+    Parameter(Box<Parameter>),
     #[prost(message, tag = "2")]
     Reference(JsonReference),
 }
@@ -159,9 +159,9 @@ pub struct Parameter {
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum ParameterKind {
     #[prost(message, tag = "1")]
-    Body(BodyParameter),
+    Body(Box<BodyParameter>),
     #[prost(message, tag = "2")]
-    NonBody(NonBodyParameter),
+    NonBody(Box<NonBodyParameter>),
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -239,7 +239,7 @@ pub struct ResponseValue {
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum ResponseOrReference {
     #[prost(message, tag = "1")]
-    Response(Response),
+    Response(Box<Response>),
     #[prost(message, tag = "2")]
     Reference(JsonReference),
 }

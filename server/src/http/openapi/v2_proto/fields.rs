@@ -19,7 +19,7 @@ pub fn any(value: &Value) -> Any {
     }
 }
 
-/// The `x-` keys of an object as vendor extensions, in document order.
+/// One `x-` key as a vendor extension.
 #[must_use]
 pub fn extension(name: &str, value: &Value) -> NamedAny {
     NamedAny {

@@ -64,8 +64,8 @@ pub struct Schema {
     pub required: Vec<String>,
     #[prost(message, repeated, tag = "20")]
     pub enum_values: Vec<Any>,
-    #[prost(message, optional, boxed, tag = "21")]
-    pub additional_properties: Option<Box<AdditionalPropertiesItem>>,
+    #[prost(message, optional, tag = "21")]
+    pub additional_properties: Option<AdditionalPropertiesItem>,
     #[prost(message, optional, tag = "22")]
     pub r#type: Option<TypeItem>,
     #[prost(message, optional, tag = "23")]
@@ -124,7 +124,7 @@ pub struct AdditionalPropertiesItem {
 #[derive(Clone, PartialEq, prost::Oneof)]
 pub enum AdditionalProperties {
     #[prost(message, tag = "1")]
-    Schema(Schema),
+    Schema(Box<Schema>),
     #[prost(bool, tag = "2")]
     Boolean(bool),
 }
