@@ -18,7 +18,7 @@ const NONCE: usize = 12;
 /// One AES-GCM key (16, 24 or 32 bytes).
 pub enum AesGcm {
     /// A 16- or 32-byte key.
-    Ring(LessSafeKey),
+    Ring(Box<LessSafeKey>),
     Aes192(Box<Aes192Gcm>),
 }
 
@@ -27,9 +27,8 @@ impl AesGcm {
     #[must_use]
     pub fn new(key: &[u8]) -> Option<AesGcm> {
         let ring = |alg| {
-            Some(AesGcm::Ring(LessSafeKey::new(
-                UnboundKey::new(alg, key).ok()?,
-            )))
+            let key = LessSafeKey::new(UnboundKey::new(alg, key).ok()?);
+            Some(AesGcm::Ring(Box::new(key)))
         };
         match key.len() {
             16 => ring(&AES_128_GCM),
