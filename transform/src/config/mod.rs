@@ -19,6 +19,7 @@ use crate::Transformer;
 use crate::resources::GroupResource;
 
 pub use build::{keyed_prefix, kms_prefix};
+pub use validate::go_duration;
 
 /// A KMS provider's `timeout` when the file does not say.
 pub const DEFAULT_KMS_TIMEOUT: Duration = Duration::from_secs(3);

@@ -325,8 +325,9 @@ fn endpoint(endpoint: &str, at: &str, errors: &mut Vec<String>) {
 }
 
 /// A Go duration (`3s`, `1m30s`, `500ms`, `1.5s`); `None` when unreadable
-/// or negative.
-fn go_duration(text: &str) -> Option<Duration> {
+/// or negative. The server's flags and files read durations with it too.
+#[must_use]
+pub fn go_duration(text: &str) -> Option<Duration> {
     if text == "0" {
         return Some(Duration::ZERO);
     }
