@@ -35,11 +35,8 @@ fn rotation_with_kubectl_keeps_every_secret_readable() {
     let mut s = start(&data, &config, &[]);
     let (ok, listed) = kubectl(&s, &["get", "secrets", "-A", "-o", "json"], None);
     assert!(ok, "{listed}");
-    let (ok, replaced) = kubectl(
-        &s,
-        &["replace", "--validate=false", "-f", "-"],
-        Some(&listed),
-    );
+    // The documented pipeline, kubectl's validation on.
+    let (ok, replaced) = kubectl(&s, &["replace", "-f", "-"], Some(&listed));
     assert!(ok, "{replaced}");
     s.stop();
     assert!(
