@@ -49,17 +49,6 @@ impl AttrCache {
         attrs
     }
 
-    /// How many records the cache knows.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.by_key.read().len()
-    }
-
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn forget(&self, key: &Bytes, deleted_at: Revision) {
         let mut by_key = self.by_key.write();
         if by_key.get(key).is_some_and(|(rev, _)| *rev < deleted_at) {

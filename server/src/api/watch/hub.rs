@@ -12,13 +12,14 @@ use std::task::{Poll, Waker};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::watch::feed::Delivery;
 use crate::api::watch::selection::Selection;
 use crate::api::watch::share::{BatchShare, KindShare};
 use crate::api::watch::terms::{Family, TermIndex};
 use crate::api::watch::translate::EventType;
-use crate::storage::{Events, Revision, Storage, StorageError, Watch};
+use crate::storage::{Events, KeyRange, Revision, Storage, StorageError, Watch};
 
 /// How many recent events a hub keeps for watchers joining in the past.
 const RECENT_EVENTS: usize = 16_384;
@@ -80,14 +81,9 @@ pub struct Hubs {
 }
 
 impl Hubs {
-    /// The live hub of `kind`, or a new one watching `storage` after `after`.
-    pub fn hub(
-        &self,
-        storage: &dyn Storage,
-        kind: &Arc<KindSpec>,
-        range: crate::storage::KeyRange,
-        after: Revision,
-    ) -> Arc<Hub> {
+    /// The live hub of `kind`, or a new one watching all of the kind's
+    /// objects in `storage` after `after`.
+    pub fn hub(&self, storage: &dyn Storage, kind: &Arc<KindSpec>, after: Revision) -> Arc<Hub> {
         let mut hubs = self.hubs.lock();
         hubs.retain(|h| h.strong_count() > 0);
         let live = hubs
@@ -113,6 +109,7 @@ impl Hubs {
             stop: Arc::clone(&stop),
         });
         hubs.push(Arc::downgrade(&hub));
+        let range = KeyRange::prefix(&keys::collection_prefix(kind, None));
         tokio::spawn(run(Arc::downgrade(&hub), storage.watch(range, after), stop));
         hub
     }
@@ -203,8 +200,9 @@ impl Hub {
         let mut picked: HashMap<usize, Vec<(u32, EventType)>> = HashMap::new();
         let mut candidates = Vec::new();
         let mut state = self.state.lock();
-        let len = events.iter().count();
+        let mut len = 0;
         for (i, ev) in events.iter_indexed() {
+            len += 1;
             let attrs = share.attrs(i, ev);
             candidates.clear();
             state.index.candidates(

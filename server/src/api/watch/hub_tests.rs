@@ -86,8 +86,7 @@ async fn watchers_get_exactly_their_transitions_and_late_joiners_catch_up() {
     let kind = configmaps();
     let start = put(&s, "before", "a").await;
     let hubs = Hubs::default();
-    let whole = KeyRange::prefix(b"/registry/configmaps/");
-    let hub = hubs.hub(s.as_ref(), &kind, whole.clone(), start);
+    let hub = hubs.hub(s.as_ref(), &kind, start);
     let join = |label: &str, after: Revision| {
         let sel = selecting(label);
         let term = index_term(&sel, None, None);
@@ -114,10 +113,7 @@ async fn watchers_get_exactly_their_transitions_and_late_joiners_catch_up() {
             .is_none()
     );
     // The registry hands out the live hub of the kind.
-    assert!(Arc::ptr_eq(
-        &hub,
-        &hubs.hub(s.as_ref(), &kind, whole, start)
-    ));
+    assert!(Arc::ptr_eq(&hub, &hubs.hub(s.as_ref(), &kind, start)));
 }
 
 #[test]

@@ -78,8 +78,7 @@ impl Watcher {
                 kind: Arc::clone(&self.kind),
             };
         };
-        let whole_kind = KeyRange::prefix(&keys::collection_prefix(&self.kind, None));
-        let hub = store.hubs.hub(storage, &self.kind, whole_kind, self.after);
+        let hub = store.hubs.hub(storage, &self.kind, self.after);
         let term = index_term(selection, self.namespace.as_deref(), self.name.as_deref());
         match hub.join(Arc::clone(selection), term, self.after) {
             Some(feed) => Feed::Hub(feed),
