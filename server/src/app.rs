@@ -128,8 +128,8 @@ fn bearer_tokens(
 ) -> Result<BearerTokens, String> {
     let issuer = &state.token_issuer;
     let api_audiences = issuer.api_audiences().to_vec();
+    let static_tokens = setup::token_file(config, &api_audiences)?;
     let mut chain: Vec<Arc<dyn TokenAuthenticator>> = Vec::new();
-    chain.extend(setup::token_file(config, &api_audiences)?);
     chain.push(ServiceAccountAuthenticator::start(
         Arc::clone(issuer),
         &state.store,
@@ -139,7 +139,7 @@ fn bearer_tokens(
         chain.push(Arc::clone(&configured.jwt) as Arc<dyn TokenAuthenticator>);
     }
     let bearer = BearerTokens {
-        tokens: setup::cached_tokens(chain),
+        tokens: setup::cached_tokens(static_tokens, chain),
         api_audiences,
     };
     setup::register_reviews(

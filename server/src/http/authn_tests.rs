@@ -37,7 +37,7 @@ type Server = TestServer;
 async fn start(anonymous: Option<Anonymous>) -> Server {
     test_server::start(&["--api-domain", "k8s.io"], |registry| {
         let file = TokenFile::parse(TOKENS, "tokens.csv").expect("valid token file");
-        let tokens = setup::cached_tokens(vec![Arc::new(file)]);
+        let tokens = setup::cached_tokens(Some(Arc::new(file)), Vec::new());
         setup::register_reviews(registry, "k8s.io", Arc::clone(&tokens), Vec::new());
         let fallback = anonymous.map(|a| Arc::new(a) as Arc<dyn Authenticator>);
         Pipeline {

@@ -44,11 +44,21 @@ pub fn anonymous_by_flag(config: &Config) -> Option<Arc<dyn Authenticator>> {
 }
 
 /// The token authenticators in kube-apiserver's order (static tokens,
-/// service accounts, JWT issuers), as one cached union: what the secure
-/// port's `Bearer` and TokenReview both ask.
+/// then service accounts and JWT issuers), as one union: what the secure
+/// port's `Bearer` and TokenReview both ask. The static tokens are asked
+/// first and directly: their lookup costs less than the cache's keyed
+/// digest, and their answers never change. The others are cached.
 #[must_use]
-pub fn cached_tokens(chain: Vec<Arc<dyn TokenAuthenticator>>) -> Arc<dyn TokenAuthenticator> {
-    Arc::new(TokenCache::new(Arc::new(Tokens::new(chain))))
+pub fn cached_tokens(
+    static_tokens: Option<Arc<dyn TokenAuthenticator>>,
+    verified: Vec<Arc<dyn TokenAuthenticator>>,
+) -> Arc<dyn TokenAuthenticator> {
+    let cached: Arc<dyn TokenAuthenticator> =
+        Arc::new(TokenCache::new(Arc::new(Tokens::new(verified))));
+    match static_tokens {
+        Some(file) => Arc::new(Tokens::new(vec![file, cached])),
+        None => cached,
+    }
 }
 
 /// Serves TokenReview (asking `tokens`, for `api_audiences` when a review

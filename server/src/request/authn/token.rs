@@ -60,19 +60,46 @@ impl Tokens {
         token: &str,
         audiences: Audiences<'_>,
     ) -> Result<Option<TokenUser>, ApiError> {
-        let mut refused = None;
-        for authenticator in &self.chain {
-            match authenticator
+        self.ask_from(0, token, audiences, None).resolve().await
+    }
+
+    /// Asks the authenticators from `first` on, with the refusal met so
+    /// far. Answers at once while they do (a static token is recognised
+    /// without an allocation); the first that must wait makes the rest
+    /// wait behind it.
+    fn ask_from<'a>(
+        &'a self,
+        first: usize,
+        token: &'a str,
+        audiences: Audiences<'a>,
+        mut refused: Option<ApiError>,
+    ) -> MaybeAsync<'a, Result<Option<TokenUser>, ApiError>> {
+        for (index, authenticator) in self.chain.iter().enumerate().skip(first) {
+            let answer = match authenticator
                 .authenticate_token(token, audiences)
-                .resolve()
-                .await
+                .into_ready()
             {
-                Ok(Some(user)) => return Ok(Some(user)),
+                Ok(answer) => answer,
+                Err(waiting) => {
+                    return MaybeAsync::pending(async move {
+                        let refused = match waiting.resolve().await {
+                            Ok(Some(user)) => return Ok(Some(user)),
+                            Ok(None) => refused,
+                            Err(e) => Some(e),
+                        };
+                        self.ask_from(index + 1, token, audiences, refused)
+                            .resolve()
+                            .await
+                    });
+                }
+            };
+            match answer {
+                Ok(Some(user)) => return MaybeAsync::Ready(Ok(Some(user))),
                 Ok(None) => {}
                 Err(e) => refused = Some(e),
             }
         }
-        refused.map_or(Ok(None), Err)
+        MaybeAsync::Ready(refused.map_or(Ok(None), Err))
     }
 }
 
@@ -84,11 +111,7 @@ impl TokenAuthenticator for Tokens {
         token: &'a str,
         audiences: Audiences<'a>,
     ) -> MaybeAsync<'a, Result<Option<TokenUser>, ApiError>> {
-        // One authenticator (the common case) answers without boxing.
-        if let [only] = self.chain.as_slice() {
-            return only.authenticate_token(token, audiences);
-        }
-        MaybeAsync::pending(self.authenticate(token, audiences))
+        self.ask_from(0, token, audiences, None)
     }
 }
 
@@ -172,6 +195,54 @@ mod tests {
                 audiences: Vec::new(),
             })))
         }
+    }
+
+    /// Answers like `Fixed`, refusing other tokens, after a wait.
+    struct Slow(&'static str, &'static str);
+
+    impl TokenAuthenticator for Slow {
+        fn authenticate_token<'a>(
+            &'a self,
+            token: &'a str,
+            _audiences: Audiences<'a>,
+        ) -> MaybeAsync<'a, Result<Option<TokenUser>, ApiError>> {
+            MaybeAsync::pending(async move {
+                tokio::task::yield_now().await;
+                if token == self.0 {
+                    Ok(Some(TokenUser {
+                        user: Arc::new(UserInfo::new(self.1, &[])),
+                        audiences: Vec::new(),
+                    }))
+                } else {
+                    Err(ApiError::Unauthorized)
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_union_answers_at_once_until_a_member_must_wait() {
+        let union = Tokens::new(vec![
+            Arc::new(Fixed("a", "alice")),
+            Arc::new(Slow("s", "sam")),
+            Arc::new(Fixed("b", "bob")),
+        ]);
+        let name = |answer: Result<Option<TokenUser>, ApiError>| {
+            answer.map(|found| found.map(|f| f.user.name.clone()))
+        };
+        // The first member knows it: no waiting, no later member asked.
+        let first = union.authenticate_token("a", &[]).into_ready();
+        assert!(matches!(first.map(name), Ok(Ok(Some(n))) if n == "alice"));
+        // The slow member is asked second and answers after its wait.
+        let waited = union.authenticate_token("s", &[]);
+        assert!(matches!(waited, MaybeAsync::Pending(_)));
+        assert_eq!(name(waited.resolve().await).ok(), Some(Some("sam".into())));
+        // Its refusal does not hide a later member's recognition...
+        let later = union.authenticate_token("b", &[]).resolve().await;
+        assert_eq!(name(later).ok(), Some(Some("bob".into())));
+        // ...and is the answer when nobody recognises the token.
+        let nobody = union.authenticate_token("z", &[]).resolve().await;
+        assert_eq!(nobody.err().map(|e| e.code()), Some(401));
     }
 
     fn head_with(headers: &HeaderMap) -> RequestHead<'_> {
