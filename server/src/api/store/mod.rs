@@ -11,6 +11,7 @@ pub mod delete;
 mod delete_plan;
 pub mod grace;
 pub mod history;
+pub mod no_op;
 pub mod ownership;
 pub mod patch;
 pub mod read;

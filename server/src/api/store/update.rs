@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::{KindSpec, Origin};
-use crate::api::store::{Store, Subresource, WriteOptions, ownership, storage_error};
+use crate::api::store::{Store, Subresource, WriteOptions, no_op, ownership, storage_error};
 use crate::api::{keys, meta, object};
 use crate::request::admission::Attributes;
 use crate::storage::{Guard, StorageError, Txn};
@@ -153,6 +153,16 @@ impl Store {
                 None => ownership::track_update(kind, Some(&old), &mut new, opts),
             }
             let new = meta::canonical(kind, new);
+            if no_op::unchanged(&new, &old) {
+                // Nothing to store: the answer is the object as it is, and
+                // watchers see no event.
+                return Ok(WriteOutcome {
+                    object: old,
+                    created: false,
+                    warnings,
+                    served: None,
+                });
+            }
             // A graceful deletion still in its grace period is removed by the
             // collector when it ends, not by an update.
             let in_grace_period = new
