@@ -84,15 +84,22 @@ fn parse_options(
     body: &Bytes,
 ) -> Result<DeleteOptions, ApiError> {
     let opts = query.delete_options()?;
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(opts);
+    let opts = if body.iter().all(u8::is_ascii_whitespace) {
+        opts
+    } else if let Some(v) = protobuf::delete_options_body(content_type, body)? {
+        delete_options::merge(opts, &v)?
+    } else {
+        let v: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
+        delete_options::merge(opts, &v)?
+    };
+    match opts.grace_period_seconds {
+        // Spec 4.5: the grace period is a non-negative number of seconds.
+        Some(grace) if grace < 0 => Err(ApiError::BadRequest(format!(
+            "gracePeriodSeconds: Invalid value: {grace}: must be greater than or equal to 0"
+        ))),
+        _ => Ok(opts),
     }
-    if let Some(v) = protobuf::delete_options_body(content_type, body)? {
-        return delete_options::merge(opts, &v);
-    }
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::BadRequest(format!("invalid DeleteOptions body: {e}")))?;
-    delete_options::merge(opts, &v)
 }
 
 /// `ignoreStoreReadErrorWithClusterBreakingPotential`: dropped unless its gate
