@@ -79,13 +79,16 @@ impl BindingStrategy {
                     Some("User" | "Group") => self.group.clone(),
                     _ => String::new(),
                 };
-                if subject
-                    .get("apiGroup")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .is_empty()
-                {
-                    subject.insert("apiGroup".into(), json!(group));
+                let given = subject.get("apiGroup").and_then(Value::as_str);
+                if given.unwrap_or_default().is_empty() {
+                    // Kubernetes' Subject omits an empty apiGroup (a
+                    // ServiceAccount's): writing "" would make every
+                    // re-apply of the same manifest a change.
+                    if group.is_empty() {
+                        subject.remove("apiGroup");
+                    } else {
+                        subject.insert("apiGroup".into(), json!(group));
+                    }
                 }
             }
         }
@@ -280,8 +283,15 @@ mod tests {
         assert_eq!(binding["roleRef"]["apiGroup"], GROUP);
         assert_eq!(binding["subjects"][0]["apiGroup"], GROUP);
         assert_eq!(binding["subjects"][1]["apiGroup"], GROUP);
-        assert_eq!(binding["subjects"][2]["apiGroup"], "");
+        // A ServiceAccount's empty apiGroup is omitted, given or not.
+        assert_eq!(binding["subjects"][2].get("apiGroup"), None);
         assert!(strategy(false).validate(&binding).is_empty());
+        let mut given = json!({
+            "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "ServiceAccount", "apiGroup": "", "name": "s", "namespace": "n"}]
+        });
+        strategy(false).prepare_for_create(&mut given);
+        assert_eq!(given["subjects"][0].get("apiGroup"), None);
     }
 
     #[test]
