@@ -458,9 +458,10 @@ fn dry_run_deletes_change_nothing() {
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
+/// A scheduled pod (unscheduled ones are deleted at once).
 fn pod(s: &Server, name: &str, grace: i64, finalizers: &[&str]) -> Value {
     let body = json!({"metadata": {"name": name, "finalizers": finalizers},
-        "spec": {"containers": [{"name": "c", "image": "busybox"}], "terminationGracePeriodSeconds": grace}});
+        "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}], "terminationGracePeriodSeconds": grace}});
     let r = s.post(PODS, &body);
     assert_eq!(r.status, 201, "{}", r.text());
     r.json()

@@ -76,6 +76,12 @@ pub trait Strategy: Send + Sync {
     fn default_grace_period_seconds(&self, _obj: &Value) -> Option<i64> {
         None
     }
+    /// Objects of a graceful kind that nothing waits on (a pod never
+    /// scheduled, or already finished): deleted at once whatever grace
+    /// period the DELETE asks for, as Kubernetes' pod strategy does.
+    fn deleted_at_once(&self, _obj: &Value) -> bool {
+        false
+    }
 }
 
 /// A strategy with every default: plain objects.

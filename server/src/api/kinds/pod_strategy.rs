@@ -269,6 +269,18 @@ impl Strategy for PodStrategy {
         causes(&update_errors(new, old))
     }
 
+    fn deleted_at_once(&self, obj: &Value) -> bool {
+        let unscheduled = obj
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        let finished = matches!(
+            obj.pointer("/status/phase").and_then(Value::as_str),
+            Some("Succeeded" | "Failed")
+        );
+        unscheduled || finished
+    }
+
     fn default_grace_period_seconds(&self, obj: &Value) -> Option<i64> {
         Some(
             obj.pointer("/spec/terminationGracePeriodSeconds")

@@ -36,6 +36,11 @@ pub fn before_delete(
     let Some(default) = kind.strategy.default_grace_period_seconds(obj) else {
         return Grace::NotGraceful;
     };
+    let requested = if kind.strategy.deleted_at_once(obj) {
+        Some(0)
+    } else {
+        requested
+    };
     if object::is_terminating(obj) {
         let Some(current) = object::deletion_grace_period_seconds(obj).filter(|g| *g > 0) else {
             return Grace::NotGraceful;
