@@ -172,7 +172,8 @@ fn generate_name_and_namespace_rules() {
         EVENTS,
         &json!({"involvedObject": {"kind": "Pod"}, "metadata": {}}),
     );
-    assert_eq!(status_of(&no_name).0, 422);
+    // An omitted required field is a bad request (spec section 7).
+    assert_eq!(status_of(&no_name).0, 400);
     let bad_name = s.post(EVENTS, &event("Not_Valid", "r"));
     assert_eq!(status_of(&bad_name).0, 422);
     let with_rv = s.post(

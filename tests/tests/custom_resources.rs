@@ -146,8 +146,11 @@ fn instances_are_validated_pruned_and_defaulted() {
     let r = s.post(WIDGETS, &widget("w1", "huge"));
     assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("spec.size"), "{}", r.text());
+    // An omitted required field is a bad request (spec section 7), a
+    // value the schema refuses is invalid.
     let r = s.post(WIDGETS, &json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w0"}, "spec": {}}));
-    assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("Required value"), "{}", r.text());
     let mut w = widget("w1", "small");
     w["spec"]["unknown"] = json!(1);
     w["spec"]["free"] = json!({"anything": {"goes": true}});

@@ -200,3 +200,62 @@ fn pods_nobody_runs_are_deleted_at_once_and_scheduled_ones_gracefully() {
     assert_eq!(s.delete(&format!("{PODS}/done")).status, 200);
     assert_eq!(s.get(&format!("{PODS}/done")).status, 404);
 }
+
+#[test]
+fn omitted_required_fields_and_wrong_types_are_bad_requests_for_every_kind() {
+    let s = Server::start(&[]);
+    let crd = json!({"apiVersion": "apiextensions.svc.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                "type": "object", "properties": {"spec": {"type": "object", "required": ["size"],
+                    "properties": {"size": {"type": "integer", "maximum": 10}}}}}}}]}});
+    let r = s.post(
+        "/apis/apiextensions.svc.io/v1/customresourcedefinitions",
+        &crd,
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
+    cairn_tests::wait_until("the gadgets to be served", || s.get(gadgets).status == 200);
+    let gadget = |meta: Value, spec: Value| json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": meta, "spec": spec});
+    let cases = [
+        (
+            "omitted",
+            gadget(json!({"name": "g"}), json!({})),
+            400,
+            "spec.size: Required value",
+        ),
+        (
+            "wrong type",
+            gadget(json!({"name": "g"}), json!({"size": "big"})),
+            400,
+            "must be of type integer",
+        ),
+        (
+            "no name",
+            gadget(json!({}), json!({"size": 1})),
+            400,
+            "metadata.name: Required value",
+        ),
+        // A value of the right type that a rule refuses stays invalid.
+        (
+            "too big",
+            gadget(json!({"name": "g"}), json!({"size": 11})),
+            422,
+            "spec.size",
+        ),
+    ];
+    for (what, body, code, text) in cases {
+        let r = s.post(gadgets, &body);
+        assert_eq!(r.status, code, "{what}: {}", r.text());
+        assert!(r.text().contains(text), "{what}: {}", r.text());
+    }
+    let no_name = s.post(CONFIGMAPS, &json!({"metadata": {}, "data": {"a": "b"}}));
+    assert_eq!(no_name.status, 400, "{}", no_name.text());
+    assert_eq!(
+        no_name.json()["details"]["causes"][0]["field"],
+        "metadata.name"
+    );
+    assert_eq!(s.get(gadgets).json()["items"], json!([]));
+}

@@ -311,7 +311,8 @@ fn apply_cases(out: &mut Vec<Case>) {
         format!("{WIDGET}?fieldManager=other"),
         APPLY,
         typed,
-        422,
+        // A wrong type is a bad request for custom resources too (spec 7).
+        400,
     ));
 }
 

@@ -134,7 +134,9 @@ impl Store {
 
 /// A body's schema problems as the kind's error: built-in kinds fail to
 /// decode (400), custom resources fail validation (422), as in Kubernetes;
-/// an integer beyond int64 fails decoding for every kind.
+/// an integer beyond int64 fails decoding for every kind, and an omitted
+/// required field or a value of the wrong type is a bad request for every
+/// kind (spec section 7).
 fn schema_problems(
     kind: &KindSpec,
     value: &Value,
@@ -143,7 +145,13 @@ fn schema_problems(
     if errors.is_empty() {
         return Ok(());
     }
-    let undecodable = errors.iter().any(schema::FieldError::is_integer_overflow);
+    let undecodable = errors.iter().any(|e| {
+        e.is_integer_overflow()
+            || matches!(
+                e.error_type,
+                schema::ErrorType::Required | schema::ErrorType::TypeInvalid
+            )
+    });
     let code = if kind.origin == Origin::BuiltIn || undecodable {
         400
     } else {

@@ -146,7 +146,8 @@ impl Store {
                 Cause::required("metadata.name")
                     .with_message("Required value: name or generateName is required"),
             ];
-            return Err(kind.invalid("", causes, 422));
+            // Spec section 7: an omitted required field is a bad request.
+            return Err(kind.invalid("", causes, 400));
         }
         let mut causes = meta::validate_meta(kind, &obj);
         causes.extend(kind.strategy.validate_by(&obj, &self.requester(opts)));
