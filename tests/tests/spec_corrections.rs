@@ -259,3 +259,45 @@ fn omitted_required_fields_and_wrong_types_are_bad_requests_for_every_kind() {
     );
     assert_eq!(s.get(gadgets).json()["items"], json!([]));
 }
+
+#[test]
+fn an_unknown_field_beside_a_fatal_error_reports_only_the_first_fatal_error() {
+    let s = Server::start(&[]);
+    let body = br#"{"metadata":{"name":"typed"},"bogus":1,"data":{"a":1,"b":2}}"#;
+    for level in ["Strict", "Warn", "Ignore"] {
+        let r = s.request(
+            "POST",
+            &format!("{CONFIGMAPS}?fieldValidation={level}"),
+            &[("Content-Type", "application/json")],
+            Some(body),
+        );
+        assert_eq!(r.status, 400, "{level}: {}", r.text());
+        let status = r.json();
+        let message = status["message"].as_str().unwrap_or_default();
+        assert!(message.contains("data[a]"), "{level}: {message}");
+        assert!(
+            !message.contains("bogus") && !message.contains("data[b]"),
+            "{level}: {message}"
+        );
+        assert_eq!(
+            status["details"]["causes"].as_array().map(Vec::len),
+            Some(1),
+            "{level}: {status}"
+        );
+        assert!(r.header("warning").is_none(), "{level}");
+    }
+    // Without a fatal error, Strict still names the unknown field.
+    let r = s.request(
+        "POST",
+        &format!("{CONFIGMAPS}?fieldValidation=Strict"),
+        &[("Content-Type", "application/json")],
+        Some(br#"{"metadata":{"name":"typed"},"bogus":1,"data":{"a":"1"}}"#),
+    );
+    assert_eq!(r.status, 400);
+    assert!(
+        r.text().contains("unknown field \\\"bogus\\\""),
+        "{}",
+        r.text()
+    );
+    assert_eq!(s.get(&format!("{CONFIGMAPS}/typed")).status, 404);
+}

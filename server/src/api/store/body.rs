@@ -108,6 +108,9 @@ impl Store {
             }
         }
         let unknown = schema::unknown_fields(&kind.schema, &value);
+        if !unknown.is_empty() || !duplicates.is_empty() {
+            first_fatal_problem(kind, &value)?;
+        }
         let warnings = validation.judge(unknown, duplicates)?;
         schema::prune(&kind.schema, &mut value);
         Ok((value, warnings))
@@ -129,6 +132,22 @@ impl Store {
     /// (a conflict is an answer for valid requests only).
     pub fn check_present_fields(kind: &KindSpec, config: &Value) -> Result<(), ApiError> {
         schema_problems(kind, config, schema::validate_present(&kind.schema, config))
+    }
+}
+
+/// Spec section 7: a body with unknown or duplicate fields and a fatal
+/// problem (a value of the wrong type) is refused for that problem alone,
+/// the first one, with nothing said of the unknown fields, at every
+/// fieldValidation level.
+fn first_fatal_problem(kind: &KindSpec, value: &Value) -> Result<(), ApiError> {
+    // The schema's walk looks at known fields only: no pruned copy needed
+    // (the unknown ones may be most of a large body).
+    let first = schema::validate(&kind.schema, value)
+        .into_iter()
+        .find(|e| e.is_integer_overflow() || e.error_type == schema::ErrorType::TypeInvalid);
+    match first {
+        Some(fatal) => schema_problems(kind, value, vec![fatal]),
+        None => Ok(()),
     }
 }
 
