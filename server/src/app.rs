@@ -30,6 +30,7 @@ use crate::request::authz::rbac::escalation::EscalationCheck;
 use crate::request::authz::rbac::freshness::PolicyFreshness;
 use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
+use crate::request::overload::Overload;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::encryption::{Encryption, KMS_CHECK};
@@ -54,6 +55,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
     pub openapi: openapi::Documents,
+    /// The in-flight limits and request time limits.
+    pub overload: Overload,
     /// Signs service-account tokens (TokenRequest) and publishes the
     /// issuer's discovery documents.
     pub token_issuer: Arc<TokenIssuer>,
@@ -297,6 +300,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
+        overload: Overload::new(&config.overload),
         token_issuer,
     });
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
