@@ -18,7 +18,8 @@ pub struct LoggingFlags {
     /// Log format: `text` or `json`.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub logging_format: LogFormat,
-    /// Log verbosity as klog counts it: 0–3 info, 4 debug, 5 and more trace.
+    /// Log verbosity as klog counts it: 0–3 info, 4 debug, 5–7 trace (the
+    /// server's own lines), 8 and more trace of every library too.
     /// `RUST_LOG`, when set, takes precedence.
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,

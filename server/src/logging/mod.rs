@@ -10,13 +10,16 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::logging::{LogFormat, LoggingFlags};
 
-/// The filter directive a klog verbosity stands for: kube's guidance puts
-/// debug output at 4 and trace above it.
+/// The filter directives a klog verbosity stands for: kube's guidance puts
+/// debug output at 4 and trace above it; as klog only ever logs the
+/// server's own lines, libraries stay at info until the highest levels
+/// (8 and more, where kube dumps whole requests).
 #[must_use]
-pub fn level_for_verbosity(verbosity: u8) -> &'static str {
+pub fn directives_for_verbosity(verbosity: u8) -> &'static str {
     match verbosity {
         0..=3 => "info",
-        4 => "debug",
+        4 => "info,cairn_apiserver=debug,cairn_engine=debug,cairn_transform=debug",
+        5..=7 => "info,cairn_apiserver=trace,cairn_engine=trace,cairn_transform=trace",
         _ => "trace",
     }
 }
@@ -24,7 +27,7 @@ pub fn level_for_verbosity(verbosity: u8) -> &'static str {
 /// `RUST_LOG` when it is set and parses, else the verbosity's level.
 fn filter(flags: &LoggingFlags) -> EnvFilter {
     EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(level_for_verbosity(flags.verbosity)))
+        .unwrap_or_else(|_| EnvFilter::new(directives_for_verbosity(flags.verbosity)))
 }
 
 /// Installs the process's logger; call once, before anything logs.
@@ -44,9 +47,13 @@ mod tests {
 
     #[test]
     fn verbosities_map_to_levels_as_klog_counts_them() {
-        assert_eq!(level_for_verbosity(0), "info");
-        assert_eq!(level_for_verbosity(2), "info");
-        assert_eq!(level_for_verbosity(4), "debug");
-        assert_eq!(level_for_verbosity(9), "trace");
+        assert_eq!(directives_for_verbosity(0), "info");
+        assert_eq!(directives_for_verbosity(2), "info");
+        assert!(directives_for_verbosity(4).contains("cairn_apiserver=debug"));
+        assert!(directives_for_verbosity(6).contains("cairn_apiserver=trace"));
+        assert_eq!(directives_for_verbosity(9), "trace");
+        for v in 0..10 {
+            assert!(EnvFilter::try_new(directives_for_verbosity(v)).is_ok());
+        }
     }
 }
