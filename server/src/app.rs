@@ -37,9 +37,10 @@ use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
 
-const HOOKS: [&str; 6] = [
+const HOOKS: [&str; 7] = [
     "bootstrap-namespaces",
     controllers::rbac::HOOK,
+    controllers::flowcontrol::HOOK,
     "start-namespace-controller",
     "start-apiextensions-controllers",
     "start-garbage-collector",
@@ -333,6 +334,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         authorization.rbac.clone(),
     ));
     let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
+    let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -364,6 +366,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = service_accounts.await;
     let _ = compactor.await;
     let _ = aggregation.await;
+    let _ = flowcontrol.await;
     storage.close();
     tracing::info!("stopped");
     Ok(())
