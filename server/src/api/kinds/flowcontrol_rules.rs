@@ -1,9 +1,10 @@
-//! kube-apiserver's semantic checks of FlowSchema and
-//! PriorityLevelConfiguration specs, in its words (the schema has already
-//! checked types and required fields).
+//! kube-apiserver's semantic checks of FlowSchema specs, in its words (the
+//! schema has already checked types and required fields); the shared
+//! wording helpers. PriorityLevelConfiguration's: `flowcontrol_level_rules`.
 
 use serde_json::Value;
 
+pub use super::flowcontrol_level_rules::priority_level_causes;
 use crate::api::error::Cause;
 use crate::api::kind::NameRule;
 use crate::api::meta::name_problem;
@@ -26,7 +27,7 @@ fn strings(v: Option<&Value>) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-fn int(v: Option<&Value>) -> i64 {
+pub(super) fn int(v: Option<&Value>) -> i64 {
     v.and_then(Value::as_i64).unwrap_or(0)
 }
 
@@ -36,7 +37,7 @@ fn go_slice(list: &[&str]) -> String {
     format!("[]string{{{}}}", quoted.join(", "))
 }
 
-fn invalid_raw(field: &str, shown: &str, detail: &str) -> Cause {
+pub(super) fn invalid_raw(field: &str, shown: &str, detail: &str) -> Cause {
     Cause::new(
         "FieldValueInvalid",
         field,
@@ -44,7 +45,7 @@ fn invalid_raw(field: &str, shown: &str, detail: &str) -> Cause {
     )
 }
 
-fn required(field: &str, detail: &str) -> Cause {
+pub(super) fn required(field: &str, detail: &str) -> Cause {
     let message = if detail.is_empty() {
         "Required value".to_string()
     } else {
@@ -53,7 +54,7 @@ fn required(field: &str, detail: &str) -> Cause {
     Cause::new("FieldValueRequired", field, message)
 }
 
-fn not_supported(field: &str, shown: &str, supported: &[&str]) -> Cause {
+pub(super) fn not_supported(field: &str, shown: &str, supported: &[&str]) -> Cause {
     let list: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
     Cause::new(
         "FieldValueNotSupported",
@@ -323,158 +324,6 @@ pub fn flow_schema_causes(obj: &Value) -> Vec<Cause> {
         for (j, r) in url_rules.iter().enumerate() {
             non_resource_rule(&mut causes, &format!("{at}.nonResourceRules[{j}]"), r);
         }
-    }
-    causes
-}
-
-fn shares_and_lending(causes: &mut Vec<Cause>, at: &str, body: &Value) {
-    let shares = int(body.get("nominalConcurrencyShares"));
-    if shares < 0 {
-        causes.push(invalid_raw(
-            &format!("{at}.nominalConcurrencyShares"),
-            &shares.to_string(),
-            "must be a non-negative integer",
-        ));
-    }
-    let lendable = int(body.get("lendablePercent"));
-    if !(0..=100).contains(&lendable) {
-        causes.push(invalid_raw(
-            &format!("{at}.lendablePercent"),
-            &lendable.to_string(),
-            "must be between 0 and 100, inclusive",
-        ));
-    }
-}
-
-fn queuing(causes: &mut Vec<Cause>, at: &str, q: &Value) {
-    let length = int(q.get("queueLengthLimit"));
-    if length <= 0 {
-        causes.push(invalid_raw(
-            &format!("{at}.queueLengthLimit"),
-            &length.to_string(),
-            "must be positive",
-        ));
-    }
-    let queues = int(q.get("queues"));
-    if queues <= 0 {
-        causes.push(invalid_raw(
-            &format!("{at}.queues"),
-            &queues.to_string(),
-            "must be positive",
-        ));
-    } else if queues > 10_000_000 {
-        causes.push(invalid_raw(
-            &format!("{at}.queues"),
-            &queues.to_string(),
-            "must not be greater than 10000000",
-        ));
-    }
-    let hand = int(q.get("handSize"));
-    if hand <= 0 {
-        causes.push(invalid_raw(
-            &format!("{at}.handSize"),
-            &hand.to_string(),
-            "must be positive",
-        ));
-    } else if hand > queues {
-        causes.push(invalid_raw(
-            &format!("{at}.handSize"),
-            &hand.to_string(),
-            &format!("should not be greater than queues ({queues})"),
-        ));
-    }
-}
-
-fn limited(causes: &mut Vec<Cause>, l: &Value) {
-    let at = "spec.limited";
-    shares_and_lending(causes, at, l);
-    if let Some(borrowing) = l.get("borrowingLimitPercent").and_then(Value::as_i64)
-        && borrowing < 0
-    {
-        causes.push(invalid_raw(
-            &format!("{at}.borrowingLimitPercent"),
-            &borrowing.to_string(),
-            "if specified, must be a non-negative integer",
-        ));
-    }
-    let response = l.get("limitResponse").unwrap_or(&Value::Null);
-    let at = "spec.limited.limitResponse";
-    let queued = response.get("queuing").filter(|q| !q.is_null());
-    match response
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-    {
-        "Reject" if queued.is_some() => causes.push(Cause::forbidden(
-            format!("{at}.queuing"),
-            "must be nil if limited.limitResponse.type is not Limited",
-        )),
-        "Reject" => {}
-        "Queue" => match queued {
-            None => causes.push(required(
-                &format!("{at}.queuing"),
-                "must not be empty if limited.limitResponse.type is Limited",
-            )),
-            Some(q) => queuing(causes, &format!("{at}.queuing"), q),
-        },
-        other => causes.push(not_supported(
-            &format!("{at}.type"),
-            &format!("{other:?}"),
-            &["Queue", "Reject"],
-        )),
-    }
-}
-
-/// The semantic causes of a PriorityLevelConfiguration.
-#[must_use]
-pub fn priority_level_causes(obj: &Value) -> Vec<Cause> {
-    let mut causes = Vec::new();
-    let spec = obj.get("spec").unwrap_or(&Value::Null);
-    let name = obj
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let kind = spec.get("type").and_then(Value::as_str).unwrap_or_default();
-    let present = |field: &str| spec.get(field).is_some_and(|v| !v.is_null());
-    if (name == "exempt") != (kind == "Exempt") {
-        causes.push(Cause::invalid(
-            "spec.type",
-            kind,
-            "type must be 'Exempt' if and only if name is 'exempt'",
-        ));
-    }
-    match kind {
-        "Exempt" => {
-            if present("limited") {
-                causes.push(Cause::forbidden(
-                    "spec.limited",
-                    "must be nil if the type is not Limited",
-                ));
-            }
-            if let Some(exempt) = spec.get("exempt").filter(|v| !v.is_null()) {
-                shares_and_lending(&mut causes, "spec.exempt", exempt);
-            }
-        }
-        "Limited" => {
-            if present("exempt") {
-                causes.push(Cause::forbidden(
-                    "spec.exempt",
-                    "must be nil if the type is Limited",
-                ));
-            }
-            match spec.get("limited").filter(|v| !v.is_null()) {
-                None => causes.push(required(
-                    "spec.limited",
-                    "must not be empty when type is Limited",
-                )),
-                Some(l) => limited(&mut causes, l),
-            }
-        }
-        other => causes.push(not_supported(
-            "spec.type",
-            &format!("{other:?}"),
-            &["Exempt", "Limited"],
-        )),
     }
     causes
 }

@@ -17,6 +17,7 @@ pub mod event_table;
 pub mod events_v1;
 pub mod flowcontrol;
 pub mod flowcontrol_bootstrap;
+mod flowcontrol_level_rules;
 mod flowcontrol_rules;
 pub mod flowcontrol_strategy;
 pub mod lease;
