@@ -335,6 +335,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     ));
     let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
+    let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -367,6 +368,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = compactor.await;
     let _ = aggregation.await;
     let _ = flowcontrol.await;
+    let _ = flowcontrol_status.await;
     storage.close();
     tracing::info!("stopped");
     Ok(())

@@ -1,6 +1,7 @@
 //! `flowcontrol.apiserver.k8s.io/v1` on the real binary: the default API
 //! Priority and Fairness objects exist after start (as kubectl lists
 //! them), defaults as kube 1.32 applies them (an explicit 0 share stays 0),
+//! the `Dangling` condition kubectl shows as MissingPL,
 //! kube's validation errors, and the start-up hook restoring auto-updated
 //! specs while leaving objects users took over alone.
 
@@ -238,5 +239,33 @@ fn restarts_restore_auto_updated_specs_and_keep_taken_over_ones() {
     assert_eq!(
         server.get(&workload).json()["spec"]["limited"]["nominalConcurrencyShares"],
         7
+    );
+}
+
+/// The `Dangling` condition (kubectl's MissingPL) of a schema.
+fn dangling(server: &Server, name: &str) -> Value {
+    let obj = server.get(&format!("{}/{name}", schemas())).json();
+    obj["status"]["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "Dangling"))
+        .map_or(Value::Null, |c| c["status"].clone())
+}
+
+#[test]
+fn schemas_say_whether_their_priority_level_exists() {
+    let server = start();
+    wait_until("exempt found", || dangling(&server, "exempt") == "False");
+    let lost = json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema",
+        "metadata": {"name": "lost"},
+        "spec": {"priorityLevelConfiguration": {"name": "later"}, "rules": []}});
+    assert_eq!(server.post(&schemas(), &lost).status, 201);
+    wait_until("lost dangling", || dangling(&server, "lost") == "True");
+    let later = level("later", &json!({"limitResponse": {"type": "Reject"}}));
+    assert_eq!(server.post(&levels(), &later).status, 201);
+    wait_until("lost found", || dangling(&server, "lost") == "False");
+    let status = server.get(&format!("{}/lost", schemas())).json()["status"].clone();
+    assert_eq!(
+        status["conditions"][0]["message"],
+        "This FlowSchema references the PriorityLevelConfiguration object named \"later\" and it exists"
     );
 }

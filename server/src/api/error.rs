@@ -323,8 +323,10 @@ impl ApiError {
             "message": self.to_string(),
             "reason": self.reason(),
         });
-        // Kubernetes' 403 always has details, empty for a refused path.
-        if !details.is_empty() || matches!(self, ApiError::Forbidden { .. }) {
+        // Kubernetes' 403 and 504 always have details (maybe empty).
+        if !details.is_empty()
+            || matches!(self, ApiError::Forbidden { .. } | ApiError::Timeout { .. })
+        {
             status["details"] = Value::Object(details);
         }
         status["code"] = json!(self.code());

@@ -7,6 +7,7 @@
 pub mod compaction;
 pub mod crd;
 pub mod flowcontrol;
+pub mod flowcontrol_status;
 pub mod gc;
 pub mod namespace;
 pub mod rbac;
