@@ -30,15 +30,17 @@ use crate::request::authz::rbac::escalation::EscalationCheck;
 use crate::request::authz::rbac::freshness::PolicyFreshness;
 use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
+use crate::request::overload::Overload;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
 
-const HOOKS: [&str; 6] = [
+const HOOKS: [&str; 7] = [
     "bootstrap-namespaces",
     controllers::rbac::HOOK,
+    controllers::flowcontrol::HOOK,
     "start-namespace-controller",
     "start-apiextensions-controllers",
     "start-garbage-collector",
@@ -54,6 +56,8 @@ pub struct AppState {
     pub shutdown: watch::Receiver<bool>,
     /// `/openapi/v2` and `/openapi/v3`, cached per registry generation.
     pub openapi: openapi::Documents,
+    /// The in-flight limits and request time limits.
+    pub overload: Overload,
     /// Signs service-account tokens (TokenRequest) and publishes the
     /// issuer's discovery documents.
     pub token_issuer: Arc<TokenIssuer>,
@@ -297,6 +301,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         health: Arc::clone(&health),
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
+        overload: Overload::new(&config.overload),
         token_issuer,
     });
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
@@ -329,6 +334,8 @@ pub async fn run(config: Config) -> Result<(), String> {
         authorization.rbac.clone(),
     ));
     let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
+    let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
+    let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -360,6 +367,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = service_accounts.await;
     let _ = compactor.await;
     let _ = aggregation.await;
+    let _ = flowcontrol.await;
+    let _ = flowcontrol_status.await;
     storage.close();
     tracing::info!("stopped");
     Ok(())

@@ -29,12 +29,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    cairn_apiserver::logging::init(&flags.logging);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

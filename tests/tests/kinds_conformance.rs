@@ -53,6 +53,14 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
                 "names": {"plural": plural, "kind": "Thing"},
                 "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}})
         }
+        "flowcontrol.apiserver.k8s.io/flowschemas" => {
+            json!({"metadata": meta, "spec": {"priorityLevelConfiguration": {"name": "global-default"},
+                "rules": [{"subjects": [{"kind": "User", "user": {"name": "alice"}}],
+                           "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs": ["/version"]}]}]}})
+        }
+        "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations" => {
+            json!({"metadata": meta, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}})
+        }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         _ => return None,
     })

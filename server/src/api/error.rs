@@ -126,6 +126,9 @@ pub enum ApiError {
         retry_after: Option<u32>,
         causes: Vec<Cause>,
     },
+    /// 429: the in-flight limits are reached.
+    #[error("Too many requests, please try again later.")]
+    TooManyRequests { retry_after: u32 },
     #[error("Internal error occurred: {0}")]
     Internal(String),
     #[error("{0}")]
@@ -183,6 +186,7 @@ impl ApiError {
             ApiError::TooLarge(_) => 413,
             ApiError::Expired { .. } => 410,
             ApiError::Timeout { .. } => 504,
+            ApiError::TooManyRequests { .. } => 429,
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => 500,
             ApiError::ServiceUnavailable(_) => 503,
         }
@@ -205,6 +209,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "RequestEntityTooLarge",
             ApiError::Expired { .. } => "Expired",
             ApiError::Timeout { .. } => "Timeout",
+            ApiError::TooManyRequests { .. } => "TooManyRequests",
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
         }
@@ -215,6 +220,7 @@ impl ApiError {
     pub fn retry_after(&self) -> Option<u32> {
         match self {
             ApiError::Timeout { retry_after, .. } => *retry_after,
+            ApiError::TooManyRequests { retry_after } => Some(*retry_after),
             _ => None,
         }
     }
@@ -296,6 +302,9 @@ impl ApiError {
                     details.insert("retryAfterSeconds".into(), json!(s));
                 }
             }
+            ApiError::TooManyRequests { retry_after } => {
+                details.insert("retryAfterSeconds".into(), json!(retry_after));
+            }
             _ => {}
         }
         let mut metadata = serde_json::Map::new();
@@ -314,8 +323,10 @@ impl ApiError {
             "message": self.to_string(),
             "reason": self.reason(),
         });
-        // Kubernetes' 403 always has details, empty for a refused path.
-        if !details.is_empty() || matches!(self, ApiError::Forbidden { .. }) {
+        // Kubernetes' 403 and 504 always have details (maybe empty).
+        if !details.is_empty()
+            || matches!(self, ApiError::Forbidden { .. } | ApiError::Timeout { .. })
+        {
             status["details"] = Value::Object(details);
         }
         status["code"] = json!(self.code());

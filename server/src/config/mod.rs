@@ -6,6 +6,8 @@ pub mod authz;
 pub mod document;
 pub mod encryption;
 pub mod feature_gates;
+pub mod logging;
+pub mod overload;
 pub mod service_accounts;
 
 use std::net::{IpAddr, SocketAddr};
@@ -19,6 +21,8 @@ use crate::util::duration;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
 pub use feature_gates::FeatureGates;
+pub use logging::LoggingFlags;
+pub use overload::OverloadFlags;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
 /// cairn-apiserver: a Kubernetes-compatible API server on cairn's own storage engine.
@@ -103,6 +107,10 @@ pub struct Flags {
     pub authorization: AuthorizationFlags,
     #[command(flatten)]
     pub encryption: EncryptionFlags,
+    #[command(flatten)]
+    pub logging: LoggingFlags,
+    #[command(flatten)]
+    pub overload: OverloadFlags,
 }
 
 /// The running configuration.
@@ -134,6 +142,7 @@ pub struct Config {
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
+    pub overload: OverloadFlags,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -165,6 +174,7 @@ impl From<Flags> for Config {
             authentication_config: f.authentication_config,
             authorization: f.authorization,
             encryption: f.encryption,
+            overload: f.overload,
             bound: Mutex::new(None),
         }
     }

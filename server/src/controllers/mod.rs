@@ -1,10 +1,13 @@
 //! In-process control loops: namespace bootstrap and finalization, garbage
 //! collection (owner references, graceful deletion), and periodic
 //! compaction of the store's history, the `default` service account
-//! of every namespace, and RBAC's default policy and aggregation.
+//! of every namespace, RBAC's default policy and aggregation, and the
+//! default flow-control (API Priority and Fairness) objects.
 
 pub mod compaction;
 pub mod crd;
+pub mod flowcontrol;
+pub mod flowcontrol_status;
 pub mod gc;
 pub mod namespace;
 pub mod rbac;

@@ -30,18 +30,23 @@ use crate::api::error::ApiError;
 use crate::app::AppState;
 use crate::request::authn::RequestHead;
 use crate::request::info::RequestInfo;
+use crate::request::overload::deadline;
+use crate::request::overload::long_running::is_long_running;
 use body::Body;
 use params::Query;
 use respond::Writer;
 use router::Route;
 pub use serve::{Connection, Endpoint, serve};
 
-/// Handles one request on `conn`.
+/// Handles one request on `conn`: a long-running one as it comes, any
+/// other within its deadline (504 past it, while the work itself runs on
+/// to its end, as kube-apiserver's timeout filter lets it).
 pub async fn handle(
     state: Arc<AppState>,
-    conn: &Connection,
+    conn: Arc<Connection>,
     req: Request<Incoming>,
 ) -> Response<Body> {
+    let received = tokio::time::Instant::now();
     let query = Query::parse(req.uri().query());
     let info = RequestInfo::new(
         req.method(),
@@ -49,6 +54,45 @@ pub async fn handle(
         query.get("watch"),
         query.get("fieldSelector"),
     );
+    if is_long_running(&info) {
+        return respond(state, &conn, req, query, info).await;
+    }
+    let list_timeout = (info.verb == "list")
+        .then(|| query.get("timeoutSeconds"))
+        .flatten();
+    let limit = match deadline::request_deadline(
+        query.get("timeout"),
+        list_timeout,
+        state.overload.request_timeout,
+    ) {
+        Ok(limit) => limit,
+        Err(e) => return Writer::default().error(&e),
+    };
+    // The deadline counts from receipt; a budget spent before the work
+    // starts is answered at once.
+    let due = received + limit;
+    if tokio::time::Instant::now() >= due {
+        return Writer::default().error(&deadline::timed_out());
+    }
+    let served = tokio::spawn(async move { respond(state, &conn, req, query, info).await });
+    match tokio::time::timeout_at(due, served).await {
+        Ok(Ok(resp)) => resp,
+        Ok(Err(_)) => {
+            Writer::default().error(&ApiError::Internal("the request's handler failed".into()))
+        }
+        Err(_) => Writer::default().error(&deadline::timed_out()),
+    }
+}
+
+/// Authenticates, authorizes and admits (in-flight limits) a request,
+/// then answers it.
+async fn respond(
+    state: Arc<AppState>,
+    conn: &Connection,
+    req: Request<Incoming>,
+    query: Query,
+    info: RequestInfo,
+) -> Response<Body> {
     let user_agent = req
         .headers()
         .get(header::USER_AGENT)
@@ -70,12 +114,19 @@ pub async fn handle(
         headers: req.headers(),
         peer: conn.peer.as_ref(),
     };
-    let user = match conn
-        .pipeline
-        .authorize_request(&head, &info, &state.config.api_domain)
-        .await
-    {
-        Ok(user) => user,
+    let admitted = async {
+        let user = conn
+            .pipeline
+            .authenticate_request(&head, &state.config.api_domain)
+            .await?;
+        let permit = state.overload.inflight.admit(&info, &user)?;
+        conn.pipeline.authorize(&user, &info).await?;
+        Ok::<_, ApiError>((user, permit))
+    }
+    .await;
+    // Held until the answer is made.
+    let (user, _permit) = match admitted {
+        Ok(admitted) => admitted,
         Err(e) => {
             // Refused before any handler: in the negotiated encoding, or
             // JSON when the Accept header offers none of ours.

@@ -47,7 +47,7 @@ where
         let state = Arc::clone(&state);
         let conn = Arc::clone(&conn);
         let gzip = compress::wanted(&req, &state.config);
-        async move { Ok::<_, Infallible>(compress::apply(handle(state, &conn, req).await, gzip).await) }
+        async move { Ok::<_, Infallible>(compress::apply(handle(state, conn, req).await, gzip).await) }
     });
     let served = auto::Builder::new(TokioExecutor::new())
         .serve_connection_with_upgrades(TokioIo::new(stream), svc)

@@ -20,6 +20,7 @@ use crate::http::{Endpoint, openapi, serve};
 use crate::request::Pipeline;
 use crate::request::admission::Chain;
 use crate::request::authn::service_account::TokenIssuer;
+use crate::request::overload::Overload;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
 
@@ -43,12 +44,14 @@ pub async fn start(
     let pipeline = pipeline(&registry);
     let token_issuer = TokenIssuer::load(&config.service_accounts, dir.path()).expect("keys");
     let (stop, shutdown) = signal::channel(false);
+    let overload = Overload::new(&config.overload);
     let state = Arc::new(AppState {
         store: Store::new(storage, registry, Arc::new(Chain::default())),
         config,
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
+        overload,
         token_issuer,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -21,6 +21,7 @@ use crate::http::body::{Body, Gathered, channel};
 use crate::http::encode::{json, protobuf};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
+use crate::request::overload::deadline;
 use crate::storage::{Event, KeyValue, StorageError};
 
 /// How events are framed: JSON lines, or length-prefixed protobuf.
@@ -77,10 +78,16 @@ pub async fn serve(
         opts: query.list_options(kind, &state.config.feature_gates)?,
         bookmarks: query.bool("allowWatchBookmarks")?.unwrap_or(false),
         send_initial: query.bool("sendInitialEvents")?,
+        // Without its own timeoutSeconds a watch ends after a random time
+        // in [min, 2·min) of --min-request-timeout, as kube spreads them.
         timeout: query
             .int("timeoutSeconds")?
             .filter(|&t| t > 0)
-            .map(|t| Duration::from_secs(t.unsigned_abs())),
+            .map(|t| Duration::from_secs(t.unsigned_abs()))
+            .or_else(|| {
+                let min = state.overload.min_request_timeout;
+                (!min.is_zero()).then(|| deadline::spread_watch_timeout(min))
+            }),
     };
     let gate = state.config.feature_gates.enabled("WatchList");
     let domain = &state.config.api_domain;

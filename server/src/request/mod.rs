@@ -12,6 +12,7 @@ pub mod authn;
 pub mod authz;
 pub mod impersonation;
 pub mod info;
+pub mod overload;
 pub mod user;
 
 use std::sync::Arc;
@@ -53,27 +54,29 @@ impl Pipeline {
         }
     }
 
-    /// Who asks, if they may: the user (the impersonated one when the
-    /// request impersonates, and may), else 401 or 403. `api_domain`
-    /// names the group of impersonated uids and extras.
-    pub async fn authorize_request(
+    /// Who asks: the user (the impersonated one when the request
+    /// impersonates, and may), else 401 or 403. `api_domain` names the
+    /// group of impersonated uids and extras.
+    pub async fn authenticate_request(
         &self,
         head: &RequestHead<'_>,
-        info: &RequestInfo,
         api_domain: &str,
     ) -> Result<Arc<UserInfo>, ApiError> {
         let requester = self.authenticators.authenticate(head).await?;
-        let user = impersonation::impersonate(
+        impersonation::impersonate(
             &self.authorizers,
             head.headers,
             head.path,
             api_domain,
             requester,
         )
-        .await?;
-        self.authorizers
-            .authorize(&Attributes { user: &user, info })
-            .await?;
-        Ok(user)
+        .await
+    }
+
+    /// Whether `user` may do what `info` says (403 if not). Kube-apiserver
+    /// asks after the in-flight limits admitted the request, so a slow
+    /// authorizer holds the request's place.
+    pub async fn authorize(&self, user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
+        self.authorizers.authorize(&Attributes { user, info }).await
     }
 }

@@ -51,6 +51,16 @@ pub fn uuid_v4() -> String {
     out
 }
 
+/// A uniformly random number in [0, 1).
+#[must_use]
+pub fn unit_fraction() -> f64 {
+    // 53 random bits: every value a double can hold exactly in [0, 1).
+    let bits = u64::from_le_bytes(bytes::<8>()) >> 11;
+    #[allow(clippy::cast_precision_loss)]
+    let fraction = bits as f64 / (1u64 << 53) as f64;
+    fraction
+}
+
 /// Kubernetes' generateName alphabet (no vowels, no look-alikes).
 const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 

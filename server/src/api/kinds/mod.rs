@@ -15,6 +15,11 @@ pub mod data_keys;
 pub mod event;
 pub mod event_table;
 pub mod events_v1;
+pub mod flowcontrol;
+pub mod flowcontrol_bootstrap;
+mod flowcontrol_level_rules;
+mod flowcontrol_rules;
+pub mod flowcontrol_strategy;
 pub mod lease;
 pub mod namespace;
 pub mod namespace_strategy;
@@ -120,6 +125,7 @@ pub fn builtin(config: &Config) -> Registry {
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
     catalog::add_catalog(&r, config);
+    add_flowcontrol(&r, config);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {
         short_names: names(&["ev"]),
@@ -164,4 +170,48 @@ pub fn builtin(config: &Config) -> Registry {
         )
     });
     r
+}
+
+/// `flowcontrol.apiserver.{domain}/v1`: FlowSchema and
+/// PriorityLevelConfiguration, cluster-scoped, with status.
+fn add_flowcontrol(r: &Registry, config: &Config) {
+    use flowcontrol_bootstrap::Bootstrap;
+    use flowcontrol_strategy::{FlowSchemaStrategy, PriorityLevelStrategy};
+    let group = format!("flowcontrol.apiserver.{}", config.api_domain);
+    let with_status = Subresources {
+        status: true,
+        ..Subresources::default()
+    };
+    r.add(KindSpec {
+        strategy: Arc::new(FlowSchemaStrategy {
+            bootstrap: Bootstrap::new(&config.api_domain),
+        }),
+        columns: flowcontrol::flow_schema_columns(),
+        subresources: with_status.clone(),
+        tracks_generation: true,
+        ..KindSpec::new(
+            &group,
+            "v1",
+            "FlowSchema",
+            "flowschemas",
+            false,
+            flowcontrol::flow_schema_schema(),
+        )
+    });
+    r.add(KindSpec {
+        strategy: Arc::new(PriorityLevelStrategy {
+            bootstrap: Bootstrap::new(&config.api_domain),
+        }),
+        columns: flowcontrol::priority_level_columns(),
+        subresources: with_status,
+        tracks_generation: true,
+        ..KindSpec::new(
+            &group,
+            "v1",
+            "PriorityLevelConfiguration",
+            "prioritylevelconfigurations",
+            false,
+            flowcontrol::priority_level_schema(),
+        )
+    });
 }

@@ -28,6 +28,7 @@ use crate::request::authn::Authenticators;
 use crate::request::authn::insecure::InsecurePort;
 use crate::request::authn::token::{Bearer, Tokens};
 use crate::request::authz::{Attributes, Authorizer, Authorizers, Decision};
+use crate::request::overload::Overload;
 use crate::request::user::UserInfo;
 use crate::storage::Storage;
 use crate::storage::embedded::Embedded;
@@ -72,12 +73,14 @@ pub async fn start(flags: &[&str]) -> Fixture {
         issuer.api_audiences().to_vec(),
     );
     let last_user = Arc::new(Mutex::new(None));
+    let overload = Overload::new(&config.overload);
     let state = Arc::new(AppState {
         store,
         config,
         health: Arc::new(Health::new(Duration::ZERO, &[])),
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
+        overload,
         token_issuer: issuer,
     });
     let pipeline = Pipeline {
