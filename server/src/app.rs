@@ -17,6 +17,7 @@ use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
+use crate::request::audit::Auditor;
 use crate::request::authn::anonymous::Anonymous;
 use crate::request::authn::jwt::{self, startup::Configured};
 use crate::request::authn::service_account::{ServiceAccountAuthenticator, TokenIssuer};
@@ -57,6 +58,9 @@ pub struct AppState {
     /// Signs service-account tokens (TokenRequest) and publishes the
     /// issuer's discovery documents.
     pub token_issuer: Arc<TokenIssuer>,
+    /// The audit policy and log, when `--audit-policy-file` and
+    /// `--audit-log-path` are both given.
+    pub auditor: Option<Arc<Auditor>>,
 }
 
 /// The admission plugins every write passes, in order; RBAC's escalation
@@ -247,6 +251,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
+    let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
         None => None,
@@ -298,6 +303,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         shutdown: stop_rx.clone(),
         openapi: Default::default(),
         token_issuer,
+        auditor: auditor.clone(),
     });
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
     let endpoints = endpoints(
@@ -361,6 +367,9 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = compactor.await;
     let _ = aggregation.await;
     storage.close();
+    if let Some(auditor) = &auditor {
+        auditor.close();
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
+pub mod audit;
 pub mod authn;
 pub mod authorization;
 pub mod authz;
@@ -16,6 +17,7 @@ use clap::Parser;
 use parking_lot::Mutex;
 
 use crate::util::duration;
+pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
 pub use feature_gates::FeatureGates;
@@ -103,6 +105,8 @@ pub struct Flags {
     pub authorization: AuthorizationFlags,
     #[command(flatten)]
     pub encryption: EncryptionFlags,
+    #[command(flatten)]
+    pub audit: AuditFlags,
 }
 
 /// The running configuration.
@@ -134,6 +138,7 @@ pub struct Config {
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
+    pub audit: AuditFlags,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -165,6 +170,7 @@ impl From<Flags> for Config {
             authentication_config: f.authentication_config,
             authorization: f.authorization,
             encryption: f.encryption,
+            audit: f.audit,
             bound: Mutex::new(None),
         }
     }

@@ -3,6 +3,7 @@
 //! authorization) before anything answers it.
 
 pub mod aggregated_discovery;
+pub mod audited;
 pub mod body;
 pub mod cbor;
 pub mod compress;
@@ -28,6 +29,7 @@ use hyper::body::Incoming;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::request::audit::Trail;
 use crate::request::authn::RequestHead;
 use crate::request::info::RequestInfo;
 use body::Body;
@@ -36,7 +38,7 @@ use respond::Writer;
 use router::Route;
 pub use serve::{Connection, Endpoint, serve};
 
-/// Handles one request on `conn`.
+/// Handles one request on `conn`, audited from arrival to answer.
 pub async fn handle(
     state: Arc<AppState>,
     conn: &Connection,
@@ -49,6 +51,26 @@ pub async fn handle(
         query.get("watch"),
         query.get("fieldSelector"),
     );
+    let request_uri = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let mut trail = Trail::begin(
+        state.auditor.as_ref(),
+        req.headers(),
+        request_uri,
+        conn.remote.map(|a| a.ip()),
+    );
+    let long_running = audited::long_running(&info);
+    let resp = answer(state, conn, req, query, info, &mut trail).await;
+    audited::finish(trail, resp, long_running).await
+}
+
+async fn answer(
+    state: Arc<AppState>,
+    conn: &Connection,
+    req: Request<Incoming>,
+    query: Query,
+    info: RequestInfo,
+    trail: &mut Trail,
+) -> Response<Body> {
     let user_agent = req
         .headers()
         .get(header::USER_AGENT)
@@ -72,7 +94,7 @@ pub async fn handle(
     };
     let user = match conn
         .pipeline
-        .authorize_request(&head, &info, &state.config.api_domain)
+        .authorize_request(&head, &info, &state.config.api_domain, trail)
         .await
     {
         Ok(user) => user,
@@ -139,6 +161,7 @@ pub async fn handle(
             let call = resource::Caller {
                 user,
                 authorizers: Arc::clone(&conn.pipeline.authorizers),
+                audit: trail.context().clone(),
             };
             return resource::handle(&state, req, target, call, query, writer).await;
         }

@@ -50,6 +50,7 @@ pub async fn start(
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
         token_issuer,
+        auditor: None,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

@@ -8,6 +8,7 @@
 //! trait; see `Pipeline::insecure_port` and `Pipeline::secure_port`.
 
 pub mod admission;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod impersonation;
@@ -17,6 +18,7 @@ pub mod user;
 use std::sync::Arc;
 
 use crate::api::error::ApiError;
+use audit::Trail;
 use authn::{Authenticators, RequestHead, insecure::InsecurePort};
 use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
 use info::RequestInfo;
@@ -55,25 +57,38 @@ impl Pipeline {
 
     /// Who asks, if they may: the user (the impersonated one when the
     /// request impersonates, and may), else 401 or 403. `api_domain`
-    /// names the group of impersonated uids and extras.
+    /// names the group of impersonated uids and extras. Each step is told
+    /// to the request's audit `trail`, as kube's audit filter sees them.
     pub async fn authorize_request(
         &self,
         head: &RequestHead<'_>,
         info: &RequestInfo,
         api_domain: &str,
+        trail: &mut Trail,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let requester = self.authenticators.authenticate(head).await?;
+        let requester = match self.authenticators.authenticate(head).await {
+            Ok(user) => user,
+            Err(e) => {
+                trail.authentication_failed(info);
+                return Err(e);
+            }
+        };
+        trail.authenticated(&requester, info);
         let user = impersonation::impersonate(
             &self.authorizers,
             head.headers,
             head.path,
             api_domain,
-            requester,
+            Arc::clone(&requester),
         )
         .await?;
-        self.authorizers
-            .authorize(&Attributes { user: &user, info })
-            .await?;
+        if !Arc::ptr_eq(&user, &requester) {
+            trail.impersonated(&user);
+        }
+        let attrs = Attributes { user: &user, info };
+        let verdict = self.authorizers.decide(&attrs).await;
+        trail.authorized(&verdict);
+        authz::conclude(&attrs, &verdict)?;
         Ok(user)
     }
 }

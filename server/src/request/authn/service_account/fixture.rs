@@ -79,6 +79,7 @@ pub async fn start(flags: &[&str]) -> Fixture {
         shutdown: shutdown.clone(),
         openapi: openapi::Documents::default(),
         token_issuer: issuer,
+        auditor: None,
     });
     let pipeline = Pipeline {
         authenticators: Authenticators::new(
