@@ -82,7 +82,10 @@ fn stage<'a>(events: &'a [Value], name: &str) -> &'a Value {
 }
 
 fn stages(events: &[Value]) -> Vec<&str> {
-    events.iter().map(|e| e["stage"].as_str().unwrap_or_default()).collect()
+    events
+        .iter()
+        .map(|e| e["stage"].as_str().unwrap_or_default())
+        .collect()
 }
 
 fn audit_id(r: &cairn_tests::Response) -> String {
@@ -95,7 +98,8 @@ fn configmap(name: &str, data: &str) -> Value {
 
 fn is_micro_timestamp(v: &Value) -> bool {
     // 2026-11-26T09:01:50.123456Z
-    v.as_str().is_some_and(|s| s.len() == 27 && s.ends_with('Z') && s.as_bytes()[19] == b'.')
+    v.as_str()
+        .is_some_and(|s| s.len() == 27 && s.ends_with('Z') && s.as_bytes()[19] == b'.')
 }
 
 const LEVELS: &str = "rules:
@@ -118,7 +122,10 @@ fn levels_record_what_they_promise() {
     let s = files.start(&[]);
     let log = files.log();
 
-    let r = s.post("/api/v1/namespaces/default/configmaps", &configmap("full", "v"));
+    let r = s.post(
+        "/api/v1/namespaces/default/configmaps",
+        &configmap("full", "v"),
+    );
     assert_eq!(r.status, 201, "{}", r.text());
     let uid = r.json()["metadata"]["uid"].clone();
     let events = events_of(&log, &audit_id(&r), "ResponseComplete");
@@ -132,7 +139,11 @@ fn levels_record_what_they_promise() {
     assert_eq!(done["verb"], "create");
     assert_eq!(done["requestURI"], "/api/v1/namespaces/default/configmaps");
     assert_eq!(done["user"]["username"], "system:admin");
-    assert!(done["user"]["groups"].as_array().is_some_and(|g| g.contains(&json!("system:masters"))));
+    assert!(
+        done["user"]["groups"]
+            .as_array()
+            .is_some_and(|g| g.contains(&json!("system:masters")))
+    );
     assert_eq!(done["sourceIPs"], json!(["127.0.0.1"]));
     assert_eq!(
         done["objectRef"],
@@ -141,9 +152,15 @@ fn levels_record_what_they_promise() {
     assert_eq!(done["responseStatus"], json!({"metadata": {}, "code": 201}));
     assert_eq!(done["requestObject"]["metadata"]["name"], "full");
     assert_eq!(done["responseObject"]["metadata"]["uid"], uid);
-    assert!(is_micro_timestamp(&done["requestReceivedTimestamp"]), "{done}");
+    assert!(
+        is_micro_timestamp(&done["requestReceivedTimestamp"]),
+        "{done}"
+    );
     assert!(is_micro_timestamp(&done["stageTimestamp"]), "{done}");
-    assert_eq!(done["annotations"]["authorization.k8s.io/decision"], "allow");
+    assert_eq!(
+        done["annotations"]["authorization.k8s.io/decision"],
+        "allow"
+    );
     assert_eq!(done["annotations"]["authorization.k8s.io/reason"], "");
 
     let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"p": "x"}});
@@ -167,16 +184,24 @@ fn levels_record_what_they_promise() {
     assert_eq!(done["level"], "Metadata");
     assert_eq!(done["verb"], "list");
     assert!(done.get("requestObject").is_none() && done.get("responseObject").is_none());
-    assert_eq!(done["objectRef"], json!({"resource": "namespaces", "apiVersion": "v1"}));
+    assert_eq!(
+        done["objectRef"],
+        json!({"resource": "namespaces", "apiVersion": "v1"})
+    );
 
     let r = s.get("/version");
     let done = events_of(&log, &audit_id(&r), "ResponseComplete");
-    assert!(done[0].get("objectRef").is_none(), "non-resource requests have no objectRef");
+    assert!(
+        done[0].get("objectRef").is_none(),
+        "non-resource requests have no objectRef"
+    );
 
     let ready = s.get("/readyz");
     let before = read_events(&log);
     assert!(
-        !before.iter().any(|e| e["auditID"] == audit_id(&ready).as_str()),
+        !before
+            .iter()
+            .any(|e| e["auditID"] == audit_id(&ready).as_str()),
         "level None writes nothing"
     );
     let patch = s.patch(
@@ -187,17 +212,30 @@ fn levels_record_what_they_promise() {
     let done = events_of(&log, &audit_id(&patch), "ResponseComplete");
     let done = stage(&done, "ResponseComplete");
     assert_eq!(done["verb"], "patch");
-    assert_eq!(done["requestObject"], json!({"data": {"k": "w"}}), "the patch as sent, on one line");
+    assert_eq!(
+        done["requestObject"],
+        json!({"data": {"k": "w"}}),
+        "the patch as sent, on one line"
+    );
 }
 
 #[test]
 fn audit_id_header_is_echoed_or_made_and_stages_can_be_omitted() {
     let files = Files::new("omitStages: [RequestReceived]\nrules:\n- level: Metadata\n");
     let s = files.start(&[]);
-    let r = s.request("GET", "/api/v1/namespaces/default", &[("Audit-ID", "given-id-1")], None);
+    let r = s.request(
+        "GET",
+        "/api/v1/namespaces/default",
+        &[("Audit-ID", "given-id-1")],
+        None,
+    );
     assert_eq!(r.header("Audit-Id"), Some("given-id-1"));
     let events = events_of(&files.log(), "given-id-1", "ResponseComplete");
-    assert_eq!(stages(&events), ["ResponseComplete"], "RequestReceived omitted");
+    assert_eq!(
+        stages(&events),
+        ["ResponseComplete"],
+        "RequestReceived omitted"
+    );
 
     let made = audit_id(&s.get("/version"));
     assert_eq!(made.len(), 36, "a UUID: {made}");
@@ -223,14 +261,18 @@ fn a_watch_starts_then_completes() {
         .map(|(_, v)| v.clone())
         .expect("Audit-Id on the watch");
     let started = events_of(&files.log(), &id, "ResponseStarted");
-    assert_eq!(stage(&started, "ResponseStarted")["responseStatus"]["code"], 200);
+    assert_eq!(
+        stage(&started, "ResponseStarted")["responseStatus"]["code"],
+        200
+    );
     while w.next_event().is_some() {}
     let events = events_of(&files.log(), &id, "ResponseComplete");
     assert_eq!(stages(&events), ["ResponseStarted", "ResponseComplete"]);
     assert_eq!(stage(&events, "ResponseComplete")["verb"], "watch");
 }
 
-const TOKENS: &str = "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002\ncarol-token,carol,1003\n";
+const TOKENS: &str =
+    "alice-token,alice,1001,\"devs\"\nbob-token,bob,1002\ncarol-token,carol,1003\n";
 
 /// A secure server with `TOKENS`, auditing with `rules`; alice may edit.
 fn secure(files: &Files) -> Server {
@@ -240,7 +282,11 @@ fn secure(files: &Files) -> Server {
     flags.extend(["--token-auth-file".into(), tokens.display().to_string()]);
     let args: Vec<&str> = flags.iter().map(String::as_str).collect();
     let s = Server::start_secure(&args);
-    s.grant(&json!({"kind": "User", "name": "alice"}), "edit", ("create", "configmaps"));
+    s.grant(
+        &json!({"kind": "User", "name": "alice"}),
+        "edit",
+        ("create", "configmaps"),
+    );
     s
 }
 
@@ -285,24 +331,66 @@ fn rules_match_users_groups_verbs_namespaces_and_urls() {
         let events = events_of(&log, &audit_id(r), "ResponseComplete");
         stage(&events, "ResponseComplete")["level"].clone()
     };
-    let team = serde_json::to_vec(&json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}))
-        .expect("json");
+    let team = serde_json::to_vec(
+        &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}),
+    )
+    .expect("json");
     let json_body = [("Content-Type", "application/json")];
-    let made = s.https(&s.admin_client(), "POST", "/api/v1/namespaces", &json_body, Some(&team));
+    let made = s.https(
+        &s.admin_client(),
+        "POST",
+        "/api/v1/namespaces",
+        &json_body,
+        Some(&team),
+    );
     assert_eq!(made.status, 201, "{}", made.text());
-    assert_eq!(call(&s, Some("alice-token"), "POST", "/api/v1/namespaces/default/configmaps").status, 201);
-    let create = call(&s, Some("alice-token"), "POST", "/api/v1/namespaces/team/configmaps");
+    assert_eq!(
+        call(
+            &s,
+            Some("alice-token"),
+            "POST",
+            "/api/v1/namespaces/default/configmaps"
+        )
+        .status,
+        201
+    );
+    let create = call(
+        &s,
+        Some("alice-token"),
+        "POST",
+        "/api/v1/namespaces/team/configmaps",
+    );
     assert_eq!(create.status, 201, "{}", create.text());
     assert_eq!(level(&create), "Request");
-    let get = call(&s, Some("alice-token"), "GET", "/api/v1/namespaces/team/configmaps/c1");
+    let get = call(
+        &s,
+        Some("alice-token"),
+        "GET",
+        "/api/v1/namespaces/team/configmaps/c1",
+    );
     assert_eq!(get.status, 200);
     assert_eq!(level(&get), "RequestResponse");
-    let other_ns = call(&s, Some("alice-token"), "GET", "/api/v1/namespaces/default/configmaps/c1");
+    let other_ns = call(
+        &s,
+        Some("alice-token"),
+        "GET",
+        "/api/v1/namespaces/default/configmaps/c1",
+    );
     let version = call(&s, Some("alice-token"), "GET", "/version");
     assert_eq!(level(&version), "Metadata");
-    let carol = call(&s, Some("carol-token"), "GET", "/api/v1/namespaces/default/configmaps");
+    let carol = call(
+        &s,
+        Some("carol-token"),
+        "GET",
+        "/api/v1/namespaces/default/configmaps",
+    );
     assert_eq!(level(&carol), "Metadata");
-    let carol_pods = call(&s, Some("carol-token"), "GET", "/api/v1/namespaces/default/pods");
+    let carol_pods = call(
+        &s,
+        Some("carol-token"),
+        "GET",
+        "/api/v1/namespaces/default/pods",
+    );
     let bob = call(&s, Some("bob-token"), "GET", "/version");
     // Everything after this marker is written once the earlier requests are.
     let marker = call(&s, Some("alice-token"), "GET", "/version");
@@ -312,7 +400,10 @@ fn rules_match_users_groups_verbs_namespaces_and_urls() {
         .map(|e| e["auditID"].as_str().unwrap_or_default().to_string())
         .collect();
     for unmatched in [&other_ns, &carol_pods, &bob] {
-        assert!(!written.contains(&audit_id(unmatched)), "no rule matches: nothing written");
+        assert!(
+            !written.contains(&audit_id(unmatched)),
+            "no rule matches: nothing written"
+        );
     }
 }
 
@@ -322,7 +413,12 @@ fn refusals_carry_their_status_and_the_decision() {
     let s = secure(&files);
     let log = files.log();
 
-    let forbidden = call(&s, Some("bob-token"), "GET", "/api/v1/namespaces/default/pods");
+    let forbidden = call(
+        &s,
+        Some("bob-token"),
+        "GET",
+        "/api/v1/namespaces/default/pods",
+    );
     assert_eq!(forbidden.status, 403);
     let events = events_of(&log, &audit_id(&forbidden), "ResponseComplete");
     let done = stage(&events, "ResponseComplete");
@@ -331,10 +427,22 @@ fn refusals_carry_their_status_and_the_decision() {
     assert_eq!(done["responseStatus"]["status"], "Failure");
     assert_eq!(done["responseStatus"]["reason"], "Forbidden");
     assert_eq!(done["responseStatus"]["metadata"], json!({}));
-    assert!(done["responseStatus"]["message"].as_str().is_some_and(|m| m.contains("cannot list resource \"pods\"")));
-    assert_eq!(done["annotations"]["authorization.k8s.io/decision"], "forbid");
+    assert!(
+        done["responseStatus"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot list resource \"pods\""))
+    );
+    assert_eq!(
+        done["annotations"]["authorization.k8s.io/decision"],
+        "forbid"
+    );
 
-    let missing = call(&s, Some("alice-token"), "GET", "/api/v1/namespaces/default/configmaps/nope");
+    let missing = call(
+        &s,
+        Some("alice-token"),
+        "GET",
+        "/api/v1/namespaces/default/configmaps/nope",
+    );
     assert_eq!(missing.status, 404);
     let events = events_of(&log, &audit_id(&missing), "ResponseComplete");
     let done = stage(&events, "ResponseComplete");
@@ -342,16 +450,26 @@ fn refusals_carry_their_status_and_the_decision() {
     assert_eq!(done["responseStatus"]["code"], 404);
     assert_eq!(done["responseStatus"]["details"]["name"], "nope");
     assert_eq!(done["objectRef"]["name"], "nope");
-    assert_eq!(done["annotations"]["authorization.k8s.io/decision"], "allow");
+    assert_eq!(
+        done["annotations"]["authorization.k8s.io/decision"],
+        "allow"
+    );
 
     let unknown = call(&s, Some("wrong-token"), "GET", "/api/v1/namespaces");
     assert_eq!(unknown.status, 401);
     let events = events_of(&log, &audit_id(&unknown), "ResponseStarted");
-    assert_eq!(stages(&events), ["ResponseStarted"], "a refused authentication is one event");
+    assert_eq!(
+        stages(&events),
+        ["ResponseStarted"],
+        "a refused authentication is one event"
+    );
     assert_eq!(events[0]["responseStatus"]["code"], 401);
     assert_eq!(events[0]["user"], json!({}));
     let text = std::fs::read_to_string(&log).expect("log");
-    assert!(!text.contains("wrong-token") && !text.contains("alice-token"), "no credentials in the log");
+    assert!(
+        !text.contains("wrong-token") && !text.contains("alice-token"),
+        "no credentials in the log"
+    );
 
     let impersonating = s.https(
         &s.admin_client(),
@@ -371,7 +489,12 @@ fn refusals_carry_their_status_and_the_decision() {
 fn legacy_format_is_one_text_line_per_event() {
     let files = Files::new("rules:\n- level: Metadata\n");
     let s = files.start(&["--audit-log-format", "legacy"]);
-    let r = s.request("GET", "/api/v1/namespaces/default", &[("User-Agent", "audit-test")], None);
+    let r = s.request(
+        "GET",
+        "/api/v1/namespaces/default",
+        &[("User-Agent", "audit-test")],
+        None,
+    );
     let id = audit_id(&r);
     let mut line = String::new();
     wait_until("the legacy ResponseComplete line", || {
@@ -398,7 +521,10 @@ fn the_log_rotates_by_size_and_keeps_maxbackup_files() {
     let mut s = files.start(&["--audit-log-maxsize", "1", "--audit-log-maxbackup", "2"]);
     let big = "x".repeat(200 * 1024);
     for i in 0..20 {
-        let r = s.post("/api/v1/namespaces/default/configmaps", &configmap(&format!("big-{i}"), &big));
+        let r = s.post(
+            "/api/v1/namespaces/default/configmaps",
+            &configmap(&format!("big-{i}"), &big),
+        );
         assert_eq!(r.status, 201, "{}", r.text());
     }
     assert_eq!(s.stop(), Some(0));
@@ -412,7 +538,10 @@ fn the_log_rotates_by_size_and_keeps_maxbackup_files() {
     assert_eq!(backups.len(), 2, "maxbackup 2: {backups:?}");
     for name in &backups {
         // audit-2026-11-26T09-01-50.123.log
-        let stamp = name.strip_prefix("audit-").and_then(|n| n.strip_suffix(".log")).expect(name);
+        let stamp = name
+            .strip_prefix("audit-")
+            .and_then(|n| n.strip_suffix(".log"))
+            .expect(name);
         assert_eq!(stamp.len(), 23, "{name}");
         assert_eq!(&stamp[10..11], "T", "{name}");
         assert!(std::fs::metadata(dir.join(name)).expect("backup").len() <= 1024 * 1024);
@@ -429,8 +558,15 @@ fn the_log_rotates_by_size_and_keeps_maxbackup_files() {
 #[test]
 fn bad_policies_and_flags_stop_the_start_with_one_line() {
     let log = ["--audit-log-path", "/nonexistent-dir-for-test/audit.log"];
-    let line = start_refused("--audit-policy-file", &format!("{HEADER}rules:\n- level: Loud\n"), &log);
-    assert!(line.contains("rules[0].level") && line.contains("Loud"), "{line}");
+    let line = start_refused(
+        "--audit-policy-file",
+        &format!("{HEADER}rules:\n- level: Loud\n"),
+        &log,
+    );
+    assert!(
+        line.contains("rules[0].level") && line.contains("Loud"),
+        "{line}"
+    );
     let line = start_refused("--audit-policy-file", &format!("{HEADER}rules: []\n"), &log);
     assert!(line.contains("0 rules"), "{line}");
     let line = start_refused(
@@ -439,19 +575,59 @@ fn bad_policies_and_flags_stop_the_start_with_one_line() {
         &log,
     );
     assert!(line.contains("rules[0].omitStages[0]"), "{line}");
-    let line = start_refused("--audit-policy-file", "apiVersion: v1\nkind: ConfigMap\n", &log);
+    let line = start_refused(
+        "--audit-policy-file",
+        "apiVersion: v1\nkind: ConfigMap\n",
+        &log,
+    );
     assert!(line.contains("audit policy"), "{line}");
     let valid = format!("{HEADER}rules:\n- level: None\n");
     let line = start_refused(
         "--audit-policy-file",
         &valid,
-        &["--audit-log-path", "/tmp/x.log", "--audit-log-format", "xml"],
+        &[
+            "--audit-log-path",
+            "/tmp/x.log",
+            "--audit-log-format",
+            "xml",
+        ],
     );
     assert!(line.contains("--audit-log-format"), "{line}");
     let line = start_refused(
         "--audit-policy-file",
         &valid,
-        &["--audit-log-path", "/tmp/x.log", "--audit-log-maxbackup", "-1"],
+        &[
+            "--audit-log-path",
+            "/tmp/x.log",
+            "--audit-log-maxbackup",
+            "-1",
+        ],
     );
     assert!(line.contains("--audit-log-maxbackup"), "{line}");
+}
+
+#[test]
+fn managed_fields_are_left_out_when_the_policy_says_so() {
+    let files = Files::new(
+        "omitManagedFields: true\nrules:\n- level: RequestResponse\n  verbs: [create]\n",
+    );
+    let s = files.start(&[]);
+    let r = s.post(
+        "/api/v1/namespaces/default/configmaps",
+        &configmap("managed", "v"),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert!(
+        r.json()["metadata"]["managedFields"].is_array(),
+        "the answer has them"
+    );
+    let events = events_of(&files.log(), &audit_id(&r), "ResponseComplete");
+    let done = stage(&events, "ResponseComplete");
+    assert_eq!(done["responseObject"]["metadata"]["name"], "managed");
+    assert!(
+        done["responseObject"]["metadata"]
+            .get("managedFields")
+            .is_none(),
+        "{done}"
+    );
 }

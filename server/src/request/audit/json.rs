@@ -80,13 +80,37 @@ pub struct Identity {
     pub resource_version: String,
 }
 
+/// The part of a JSON body the objectRef needs: the rest is skipped
+/// without being built.
+#[derive(serde::Deserialize)]
+struct Head {
+    #[serde(default)]
+    metadata: HeadMeta,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct HeadMeta {
+    namespace: Option<String>,
+    name: Option<String>,
+    uid: Option<String>,
+    resource_version: Option<String>,
+}
+
 /// Reads `metadata` of a JSON (or YAML) body; empty when it has none.
 #[must_use]
 pub fn identity(bytes: &[u8]) -> Identity {
-    let value: Option<Value> = serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::api::decode::parse_yaml(bytes).ok().map(|d| d.value));
-    value.as_ref().map(identity_of).unwrap_or_default()
+    if let Ok(Head { metadata: m }) = serde_json::from_slice::<Head>(bytes) {
+        return Identity {
+            namespace: m.namespace.unwrap_or_default(),
+            name: m.name.unwrap_or_default(),
+            uid: m.uid.unwrap_or_default(),
+            resource_version: m.resource_version.unwrap_or_default(),
+        };
+    }
+    crate::api::decode::parse_yaml(bytes)
+        .map(|d| identity_of(&d.value))
+        .unwrap_or_default()
 }
 
 /// Reads `metadata` of a decoded object.
@@ -137,5 +161,20 @@ mod tests {
         assert_eq!(compact(b"k8s\x00\x0a\x02", false), None);
         let id = identity(b"metadata:\n  name: cm\n  namespace: ns\n");
         assert_eq!((id.name.as_str(), id.namespace.as_str()), ("cm", "ns"));
+        let id = identity(
+            br#"{"data":{"x":[1]},"metadata":{"name":"a","resourceVersion":"7","uid":"u"}}"#,
+        );
+        assert_eq!(
+            (
+                id.name.as_str(),
+                id.resource_version.as_str(),
+                id.uid.as_str()
+            ),
+            ("a", "7", "u")
+        );
+        assert_eq!(
+            identity(br#"{"kind":"DeleteOptions"}"#),
+            Identity::default()
+        );
     }
 }

@@ -94,7 +94,7 @@ impl RotatingFile {
     fn clean_backups(&self) -> io::Result<()> {
         let mut backups = list_backups(&self.path)?;
         // Newest first.
-        backups.sort_by(|a, b| b.0.cmp(&a.0));
+        backups.sort_by_key(|b| std::cmp::Reverse(b.0));
         let mut keep = Vec::new();
         let oldest_kept = (self.rotation.max_age_days > 0)
             .then(|| {
