@@ -25,8 +25,12 @@ pub struct AuditFlags {
     #[arg(long, default_value = "blocking")]
     pub audit_log_mode: String,
     /// Events queued for the log writer before the mode applies.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, allow_negative_numbers = true)]
     pub audit_log_batch_buffer_size: i64,
+    /// API group and version of the events written (only audit.k8s.io/v1,
+    /// with the configured API domain).
+    #[arg(long)]
+    pub audit_log_version: Option<String>,
     /// Largest size in megabytes of the audit log before it is rotated
     /// (0: 100, as kube's log rotation has it).
     #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
@@ -70,6 +74,9 @@ pub struct Rotation {
 /// Megabytes of the log before rotation when `--audit-log-maxsize` is 0.
 const DEFAULT_MAX_MEGABYTES: u64 = 100;
 
+/// kube's batch buffer size default, also the queue of blocking mode.
+const DEFAULT_BUFFER_SIZE: usize = 10_000;
+
 impl AuditFlags {
     /// The format, or the line kube-apiserver refuses it with.
     pub fn format(&self) -> Result<LogFormat, String> {
@@ -93,13 +100,27 @@ impl AuditFlags {
         }
     }
 
-    /// The queue's capacity, at least one.
-    pub fn buffer_size(&self) -> Result<usize, String> {
+    /// The queue's capacity: the batch buffer size, checked (as kube
+    /// checks it) only in batch mode.
+    pub fn buffer_size(&self, mode: LogMode) -> Result<usize, String> {
         match usize::try_from(self.audit_log_batch_buffer_size) {
             Ok(n) if n > 0 => Ok(n),
+            _ if mode == LogMode::Blocking => Ok(DEFAULT_BUFFER_SIZE),
             _ => Err(format!(
-                "--audit-log-batch-buffer-size: invalid audit batch buffer size {}, must be a positive number",
+                "--audit-log-batch-buffer-size: invalid audit batch log buffer size {}, must be a positive number",
                 self.audit_log_batch_buffer_size
+            )),
+        }
+    }
+
+    /// The event version, which must be `audit.{domain}/v1`.
+    pub fn check_version(&self, domain: &str) -> Result<(), String> {
+        let wanted = format!("audit.{domain}/v1");
+        match self.audit_log_version.as_deref() {
+            None => Ok(()),
+            Some(v) if v == wanted => Ok(()),
+            Some(_) => Err(format!(
+                "--audit-log-version: invalid group version, allowed versions are \"[{wanted}]\""
             )),
         }
     }
@@ -107,7 +128,7 @@ impl AuditFlags {
     /// The rotation settings; negative values are refused as kube refuses them.
     pub fn rotation(&self) -> Result<Rotation, String> {
         let non_negative = |flag: &str, v: i64| {
-            u64::try_from(v).map_err(|_| format!("--{flag} can't be a negative number"))
+            u64::try_from(v).map_err(|_| format!("--{flag} {v} can't be a negative number"))
         };
         let megabytes = non_negative("audit-log-maxsize", self.audit_log_maxsize)?;
         let megabytes = if megabytes == 0 {

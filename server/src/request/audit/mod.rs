@@ -47,21 +47,24 @@ impl Auditor {
     /// policy files are one line.
     pub fn from_config(config: &Config) -> Result<Option<Arc<Auditor>>, String> {
         let flags = &config.audit;
-        let format = flags.format()?;
-        let mode = flags.mode()?;
-        let capacity = flags.buffer_size()?;
-        let rotation = flags.rotation()?;
         let domain = &config.api_domain;
         let policy = match &flags.audit_policy_file {
             Some(path) => Some(Policy::load(path, domain)?),
             None => None,
         };
-        let (Some(path), Some(policy)) = (&flags.audit_log_path, policy) else {
-            if flags.audit_log_path.is_some() {
-                tracing::info!(
-                    "no audit policy file provided: no events will be recorded for the log backend"
-                );
-            }
+        // kube checks the log flags only when the log is asked for.
+        let Some(path) = &flags.audit_log_path else {
+            return Ok(None);
+        };
+        let format = flags.format()?;
+        let mode = flags.mode()?;
+        let capacity = flags.buffer_size(mode)?;
+        let rotation = flags.rotation()?;
+        flags.check_version(domain)?;
+        let Some(policy) = policy else {
+            tracing::info!(
+                "no audit policy file provided: no events will be recorded for the log backend"
+            );
             return Ok(None);
         };
         let sink = Sink::open(path, rotation, mode, capacity)?;

@@ -133,13 +133,14 @@ impl Policy {
     /// Reads and validates the policy at `path`; the error is one line.
     pub fn load(path: &Path, domain: &str) -> Result<Policy, String> {
         let shown = path.display();
-        let data = std::fs::read(path)
-            .map_err(|e| format!("failed to read file path \"{shown}\": {e}"))?;
+        let data = std::fs::read(path).map_err(|e| {
+            format!("loading audit policy file: failed to read file path \"{shown}\": {e}")
+        })?;
         let policy = Policy::parse(&data, domain)
             .map_err(|e| format!("loading audit policy file: {e}: from file {shown}"))?;
         if policy.rules.is_empty() {
             return Err(format!(
-                "loading audit policy file: loaded illegal policy with 0 rules from file {shown}"
+                "loading audit policy file: loaded illegal policy with 0 rules: from file {shown}"
             ));
         }
         Ok(policy)
