@@ -631,3 +631,50 @@ fn managed_fields_are_left_out_when_the_policy_says_so() {
         "{done}"
     );
 }
+
+#[test]
+fn bearer_tokens_stay_out_of_the_log() {
+    let files = Files::new("rules:\n- level: RequestResponse\n  verbs: [create]\n");
+    let s = files.start(&[]);
+    let review = json!({
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenReview",
+        "spec": {"token": "very-secret-token-value"},
+    });
+    let r = s.post("/apis/authentication.k8s.io/v1/tokenreviews", &review);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let events = events_of(&files.log(), &audit_id(&r), "ResponseComplete");
+    let done = stage(&events, "ResponseComplete");
+    assert_eq!(done["requestObject"]["kind"], "TokenReview");
+    assert!(
+        done["requestObject"]["spec"].get("token").is_none(),
+        "{done}"
+    );
+
+    wait_until("the default service account", || {
+        s.get("/api/v1/namespaces/default/serviceaccounts/default")
+            .status
+            == 200
+    });
+    let request =
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}});
+    let r = s.post(
+        "/api/v1/namespaces/default/serviceaccounts/default/token",
+        &request,
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let token = r.json()["status"]["token"]
+        .as_str()
+        .expect("issued token")
+        .to_string();
+    let events = events_of(&files.log(), &audit_id(&r), "ResponseComplete");
+    let done = stage(&events, "ResponseComplete");
+    assert_eq!(done["objectRef"]["subresource"], "token");
+    assert_eq!(done["requestObject"]["kind"], "TokenRequest");
+    assert!(
+        done["responseObject"]["status"]["expirationTimestamp"].is_string(),
+        "{done}"
+    );
+    let text = std::fs::read_to_string(files.log()).expect("log");
+    assert!(!text.contains(&token) && !text.contains("very-secret-token-value"));
+}

@@ -105,7 +105,10 @@ async fn dispatch(
             }
             Some(Subresource::Finalize)
         }
-        Some(_) => return subresource::serve(state, req, &kind, info, user, query, writer).await,
+        Some(_) => {
+            let asker = subresource::Asker { user, audit };
+            return subresource::serve(state, req, &kind, info, asker, query, writer).await;
+        }
     };
     if subresource.is_some() {
         write::check_subresource_method(&kind, req.method())?;

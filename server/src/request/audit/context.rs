@@ -71,8 +71,8 @@ impl AuditContext {
         let identity = json::identity(body);
         let mut event = active.event.lock();
         complete_object_ref(&mut event, &identity);
-        if recorded.is_some() {
-            event.request_object = recorded;
+        if let Some(bytes) = recorded {
+            event.request_object = Some(secret_free(&event, bytes));
         }
     }
 
@@ -85,8 +85,8 @@ impl AuditContext {
             .flatten();
         let mut event = active.event.lock();
         complete_object_ref(&mut event, &json::identity_of(value));
-        if recorded.is_some() {
-            event.request_object = recorded;
+        if let Some(bytes) = recorded {
+            event.request_object = Some(secret_free(&event, bytes));
         }
     }
 
@@ -97,6 +97,14 @@ impl AuditContext {
         }
         let event = active.event.lock();
         active.auditor.write(&event, stage);
+    }
+}
+
+/// A recorded body without the bearer token its kind may carry.
+fn secret_free(event: &Event, bytes: Vec<u8>) -> Vec<u8> {
+    match &event.object_ref {
+        Some(r) => json::without_tokens(&r.resource, &r.subresource, bytes),
+        None => bytes,
     }
 }
 
@@ -282,8 +290,8 @@ impl Trail {
             code,
             status: status.cloned(),
         });
-        if recorded.is_some() {
-            event.response_object = recorded;
+        if let Some(bytes) = recorded {
+            event.response_object = Some(secret_free(&event, bytes));
         }
     }
 

@@ -71,6 +71,33 @@ fn strip_whitespace(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Where the bodies of a resource carry bearer tokens, which an event
+/// never records (kube's policy decides; cairn never writes them):
+/// TokenReview's `spec.token` and TokenRequest's `status.token`.
+fn token_pointer(resource: &str, subresource: &str) -> Option<&'static str> {
+    match (resource, subresource) {
+        ("tokenreviews", "") => Some("/spec"),
+        ("serviceaccounts", "token") => Some("/status"),
+        _ => None,
+    }
+}
+
+/// `bytes` (compact JSON of `resource`/`subresource`) with its bearer
+/// token removed, if that kind carries one.
+#[must_use]
+pub fn without_tokens(resource: &str, subresource: &str, bytes: Vec<u8>) -> Vec<u8> {
+    let Some(pointer) = token_pointer(resource, subresource) else {
+        return bytes;
+    };
+    let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
+        return bytes;
+    };
+    if let Some(Value::Object(holder)) = value.pointer_mut(pointer) {
+        holder.remove("token");
+    }
+    serde_json::to_vec(&value).unwrap_or(bytes)
+}
+
 /// The identifying metadata of a request's object, for the event's objectRef.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Identity {
@@ -152,6 +179,24 @@ mod tests {
             out,
             serde_json::json!({"metadata":{"name":"a"},"items":[{"metadata":{}}]})
         );
+    }
+
+    #[test]
+    fn bearer_tokens_are_never_recorded() {
+        let review =
+            br#"{"kind":"TokenReview","spec":{"token":"secret","audiences":["a"]}}"#.to_vec();
+        let out = without_tokens("tokenreviews", "", review);
+        assert_eq!(out, br#"{"kind":"TokenReview","spec":{"audiences":["a"]}}"#);
+        let issued =
+            br#"{"kind":"TokenRequest","status":{"token":"jwt","expirationTimestamp":"t"}}"#
+                .to_vec();
+        let out = without_tokens("serviceaccounts", "token", issued);
+        assert_eq!(
+            out,
+            br#"{"kind":"TokenRequest","status":{"expirationTimestamp":"t"}}"#
+        );
+        let cm = br#"{"data":{"token":"kept"}}"#.to_vec();
+        assert_eq!(without_tokens("configmaps", "", cm.clone()), cm);
     }
 
     #[test]
