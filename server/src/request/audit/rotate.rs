@@ -242,4 +242,35 @@ mod tests {
             "a line larger than the file"
         );
     }
+
+    #[test]
+    fn old_backups_go_by_age_and_the_rest_are_gzipped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("audit.log");
+        let ancient = dir.path().join("audit-2020-01-01T00-00-00.000.log");
+        std::fs::write(&ancient, "old\n").expect("write");
+        let unrelated = dir.path().join("other.log");
+        std::fs::write(&unrelated, "keep\n").expect("write");
+        let settings = Rotation {
+            max_age_days: 1,
+            compress: true,
+            ..rotation(10, 0)
+        };
+        let mut log = RotatingFile::open(&path, settings).expect("open");
+        log.write_line(b"12345\n").expect("write");
+        log.write_line(b"67890\n").expect("write");
+        assert!(!ancient.exists(), "older than maxage");
+        assert!(unrelated.exists(), "not a backup of this log");
+        let backups = list_backups(&path).expect("list");
+        assert_eq!(backups.len(), 1, "{backups:?}");
+        let gz = &backups[0].1;
+        assert_eq!(gz.extension().and_then(|e| e.to_str()), Some("gz"));
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(File::open(gz).expect("open")),
+            &mut text,
+        )
+        .expect("gunzip");
+        assert_eq!(text, "12345\n");
+    }
 }
