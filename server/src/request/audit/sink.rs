@@ -88,22 +88,25 @@ impl Sink {
         })
     }
 
-    /// Queues one line; see the module for a full queue.
+    /// Queues one line; see the module for a full queue. Lines sent after
+    /// the log closed (at shutdown) are counted, not logged.
     pub fn send(&self, line: String) {
         self.queued.fetch_add(1, Ordering::Relaxed);
-        let refused = match self.tx.try_send(Message::Line(line)) {
+        let queue_full = match self.tx.try_send(Message::Line(line)) {
             Ok(()) => return,
             Err(TrySendError::Full(Message::Line(line))) if self.mode == LogMode::Blocking => {
-                self.tx.send(Message::Line(line)).is_err()
+                if self.tx.send(Message::Line(line)).is_ok() {
+                    return;
+                }
+                false
             }
-            Err(_) => true,
+            Err(TrySendError::Full(_)) => true,
+            Err(TrySendError::Disconnected(_)) => false,
         };
-        if refused {
-            let dropped = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
-            // A full queue drops many events in a row: one line per thousand.
-            if dropped % 1000 == 1 {
-                tracing::error!(dropped, "audit log queue is full: audit events dropped");
-            }
+        let dropped = self.failed.fetch_add(1, Ordering::Relaxed) + 1;
+        // A full queue drops many events in a row: one line per thousand.
+        if queue_full && dropped % 1000 == 1 {
+            tracing::error!(dropped, "audit log queue is full: audit events dropped");
         }
     }
 
