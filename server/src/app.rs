@@ -17,6 +17,7 @@ use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
+use crate::request::audit::Auditor;
 use crate::request::authn::anonymous::Anonymous;
 use crate::request::authn::jwt::{self, startup::Configured};
 use crate::request::authn::service_account::{ServiceAccountAuthenticator, TokenIssuer};
@@ -61,6 +62,9 @@ pub struct AppState {
     /// Signs service-account tokens (TokenRequest) and publishes the
     /// issuer's discovery documents.
     pub token_issuer: Arc<TokenIssuer>,
+    /// The audit policy and log, when `--audit-policy-file` and
+    /// `--audit-log-path` are both given.
+    pub auditor: Option<Arc<Auditor>>,
 }
 
 /// The admission plugins every write passes, in order; RBAC's escalation
@@ -251,6 +255,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
+    let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
         None => None,
@@ -303,6 +308,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         openapi: Default::default(),
         overload: Overload::new(&config.overload),
         token_issuer,
+        auditor: auditor.clone(),
     });
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
     let endpoints = endpoints(
@@ -370,6 +376,9 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = flowcontrol.await;
     let _ = flowcontrol_status.await;
     storage.close();
+    if let Some(auditor) = &auditor {
+        auditor.close();
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
+pub mod audit;
 pub mod authn;
 pub mod authorization;
 pub mod authz;
@@ -18,6 +19,7 @@ use clap::Parser;
 use parking_lot::Mutex;
 
 use crate::util::duration;
+pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
 pub use feature_gates::FeatureGates;
@@ -111,6 +113,8 @@ pub struct Flags {
     pub logging: LoggingFlags,
     #[command(flatten)]
     pub overload: OverloadFlags,
+    #[command(flatten)]
+    pub audit: AuditFlags,
 }
 
 /// The running configuration.
@@ -143,6 +147,7 @@ pub struct Config {
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
     pub overload: OverloadFlags,
+    pub audit: AuditFlags,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -175,6 +180,7 @@ impl From<Flags> for Config {
             authorization: f.authorization,
             encryption: f.encryption,
             overload: f.overload,
+            audit: f.audit,
             bound: Mutex::new(None),
         }
     }

@@ -3,6 +3,7 @@
 //! authorization) before anything answers it.
 
 pub mod aggregated_discovery;
+pub mod audited;
 pub mod body;
 pub mod cbor;
 pub mod compress;
@@ -28,6 +29,7 @@ use hyper::body::Incoming;
 
 use crate::api::error::ApiError;
 use crate::app::AppState;
+use crate::request::audit::Trail;
 use crate::request::authn::RequestHead;
 use crate::request::info::RequestInfo;
 use crate::request::overload::deadline;
@@ -38,9 +40,10 @@ use respond::Writer;
 use router::Route;
 pub use serve::{Connection, Endpoint, serve};
 
-/// Handles one request on `conn`: a long-running one as it comes, any
-/// other within its deadline (504 past it, while the work itself runs on
-/// to its end, as kube-apiserver's timeout filter lets it).
+/// Handles one request on `conn`, audited from arrival to answer: a
+/// long-running one as it comes, any other within its deadline (504 past
+/// it, while the work itself runs on to its end, as kube-apiserver's
+/// timeout filter lets it).
 pub async fn handle(
     state: Arc<AppState>,
     conn: Arc<Connection>,
@@ -54,8 +57,16 @@ pub async fn handle(
         query.get("watch"),
         query.get("fieldSelector"),
     );
+    let request_uri = req.uri().path_and_query().map_or("/", |p| p.as_str());
+    let mut trail = Trail::begin(
+        state.auditor.as_ref(),
+        req.headers(),
+        request_uri,
+        conn.remote.map(|a| a.ip()),
+    );
     if is_long_running(&info) {
-        return respond(state, &conn, req, query, info).await;
+        let resp = respond(state, &conn, req, query, info, &mut trail).await;
+        return audited::finish(trail, resp, true).await;
     }
     let list_timeout = (info.verb == "list")
         .then(|| query.get("timeoutSeconds"))
@@ -66,22 +77,37 @@ pub async fn handle(
         state.overload.request_timeout,
     ) {
         Ok(limit) => limit,
-        Err(e) => return Writer::default().error(&e),
+        Err(e) => return audited::finish(trail, Writer::default().error(&e), false).await,
     };
     // The deadline counts from receipt; a budget spent before the work
     // starts is answered at once.
     let due = received + limit;
     if tokio::time::Instant::now() >= due {
-        return Writer::default().error(&deadline::timed_out());
+        return audited::finish(
+            trail,
+            Writer::default().error(&deadline::timed_out()),
+            false,
+        )
+        .await;
     }
-    let served = tokio::spawn(async move { respond(state, &conn, req, query, info).await });
-    match tokio::time::timeout_at(due, served).await {
-        Ok(Ok(resp)) => resp,
+    // A 504 carries the request's audit ID too; its audit event is written
+    // when the work ends, with the answer the work came to.
+    let audit_id = audited::id_header(&trail);
+    let served = tokio::spawn(async move {
+        let resp = respond(state, &conn, req, query, info, &mut trail).await;
+        audited::finish(trail, resp, false).await
+    });
+    let mut resp = match tokio::time::timeout_at(due, served).await {
+        Ok(Ok(resp)) => return resp,
         Ok(Err(_)) => {
             Writer::default().error(&ApiError::Internal("the request's handler failed".into()))
         }
         Err(_) => Writer::default().error(&deadline::timed_out()),
+    };
+    if let Some((name, value)) = audit_id {
+        resp.headers_mut().insert(name, value);
     }
+    resp
 }
 
 /// Authenticates, authorizes and admits (in-flight limits) a request,
@@ -92,6 +118,7 @@ async fn respond(
     req: Request<Incoming>,
     query: Query,
     info: RequestInfo,
+    trail: &mut Trail,
 ) -> Response<Body> {
     let user_agent = req
         .headers()
@@ -117,10 +144,10 @@ async fn respond(
     let admitted = async {
         let user = conn
             .pipeline
-            .authenticate_request(&head, &state.config.api_domain)
+            .authenticate_request(&head, &info, &state.config.api_domain, trail)
             .await?;
         let permit = state.overload.inflight.admit(&info, &user)?;
-        conn.pipeline.authorize(&user, &info).await?;
+        conn.pipeline.authorize(&user, &info, trail).await?;
         Ok::<_, ApiError>((user, permit))
     }
     .await;
@@ -190,6 +217,7 @@ async fn respond(
             let call = resource::Caller {
                 user,
                 authorizers: Arc::clone(&conn.pipeline.authorizers),
+                audit: trail.context().clone(),
             };
             return resource::handle(&state, req, target, call, query, writer).await;
         }

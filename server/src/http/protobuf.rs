@@ -16,7 +16,8 @@ pub fn text_types() -> Vec<String> {
     vec!["application/json".into(), "application/yaml".into()]
 }
 
-fn is_protobuf(content_type: Option<&str>) -> bool {
+/// Whether a body of `content_type` is protobuf.
+pub fn is_protobuf(content_type: Option<&str>) -> bool {
     matches!(&*negotiate::essence(content_type), PROTOBUF | PROTOBUF_SVC)
 }
 

@@ -17,6 +17,11 @@ use crate::http::encode::protobuf;
 use crate::http::negotiate::{Encoding, Protobuf, TableTarget};
 use crate::storage::KeyValue;
 
+/// The `Status` an error response carries, kept beside its encoded bytes
+/// for whoever records the answer (the audit log).
+#[derive(Clone, Debug)]
+pub struct SentStatus(pub Value);
+
 /// How to write a response.
 #[derive(Clone, Copy, Debug)]
 pub struct Writer {
@@ -199,7 +204,9 @@ impl Writer {
                 .replace('>', "&gt;");
             return text(500, &format!("{escaped}\n"));
         }
-        let mut resp = self.object(err.code(), &err.status(), &[]);
+        let status = err.status();
+        let mut resp = self.object(err.code(), &status, &[]);
+        resp.extensions_mut().insert(SentStatus(status));
         if let Some(s) = err.retry_after() {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(s));

@@ -3,6 +3,7 @@
 //! request pipeline; graceful shutdown bounded in time.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct Endpoint {
 pub struct Connection {
     pub pipeline: Arc<Pipeline>,
     pub peer: Option<PeerCertificates>,
+    /// The client's address (audit events' source IPs).
+    pub remote: Option<SocketAddr>,
 }
 
 fn serve_connection<S>(state: &Arc<AppState>, stream: S, conn: Connection, graceful: Watcher)
@@ -65,11 +68,11 @@ pub async fn serve(state: Arc<AppState>, endpoint: Endpoint, mut stop: signal::R
     loop {
         tokio::select! {
             accepted = endpoint.listener.accept() => {
-                let Ok((stream, _peer)) = accepted else { continue };
+                let Ok((stream, remote)) = accepted else { continue };
                 let _ = stream.set_nodelay(true);
                 let pipeline = Arc::clone(&endpoint.pipeline);
                 match &endpoint.tls {
-                    None => serve_connection(&state, stream, Connection { pipeline, peer: None }, graceful.watcher()),
+                    None => serve_connection(&state, stream, Connection { pipeline, peer: None, remote: Some(remote) }, graceful.watcher()),
                     Some(acceptor) => {
                         let (acceptor, state, watcher) = (acceptor.clone(), Arc::clone(&state), graceful.watcher());
                         // The handshake runs on its own task: a slow client
@@ -79,7 +82,7 @@ pub async fn serve(state: Arc<AppState>, endpoint: Endpoint, mut stop: signal::R
                                 return;
                             };
                             let peer = PeerCertificates::new(tls.get_ref().1.peer_certificates());
-                            serve_connection(&state, tls, Connection { pipeline, peer }, watcher);
+                            serve_connection(&state, tls, Connection { pipeline, peer, remote: Some(remote) }, watcher);
                         });
                     }
                 }

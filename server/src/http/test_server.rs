@@ -53,6 +53,7 @@ pub async fn start(
         openapi: openapi::Documents::default(),
         overload,
         token_issuer,
+        auditor: None,
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

@@ -8,6 +8,7 @@
 //! trait; see `Pipeline::insecure_port` and `Pipeline::secure_port`.
 
 pub mod admission;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod impersonation;
@@ -18,6 +19,7 @@ pub mod user;
 use std::sync::Arc;
 
 use crate::api::error::ApiError;
+use audit::Trail;
 use authn::{Authenticators, RequestHead, insecure::InsecurePort};
 use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
 use info::RequestInfo;
@@ -56,27 +58,49 @@ impl Pipeline {
 
     /// Who asks: the user (the impersonated one when the request
     /// impersonates, and may), else 401 or 403. `api_domain` names the
-    /// group of impersonated uids and extras.
+    /// group of impersonated uids and extras. Each step is told to the
+    /// request's audit `trail`, as kube's audit filter sees them.
     pub async fn authenticate_request(
         &self,
         head: &RequestHead<'_>,
+        info: &RequestInfo,
         api_domain: &str,
+        trail: &mut Trail,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let requester = self.authenticators.authenticate(head).await?;
-        impersonation::impersonate(
+        let requester = match self.authenticators.authenticate(head).await {
+            Ok(user) => user,
+            Err(e) => {
+                trail.authentication_failed(info);
+                return Err(e);
+            }
+        };
+        trail.authenticated(&requester, info);
+        let user = impersonation::impersonate(
             &self.authorizers,
             head.headers,
             head.path,
             api_domain,
-            requester,
+            Arc::clone(&requester),
         )
-        .await
+        .await?;
+        if !Arc::ptr_eq(&user, &requester) {
+            trail.impersonated(&user);
+        }
+        Ok(user)
     }
 
-    /// Whether `user` may do what `info` says (403 if not). Kube-apiserver
-    /// asks after the in-flight limits admitted the request, so a slow
-    /// authorizer holds the request's place.
-    pub async fn authorize(&self, user: &UserInfo, info: &RequestInfo) -> Result<(), ApiError> {
-        self.authorizers.authorize(&Attributes { user, info }).await
+    /// Whether `user` may do what `info` says (403 if not), told to the
+    /// audit `trail`. Kube-apiserver asks after the in-flight limits
+    /// admitted the request, so a slow authorizer holds the request's place.
+    pub async fn authorize(
+        &self,
+        user: &UserInfo,
+        info: &RequestInfo,
+        trail: &mut Trail,
+    ) -> Result<(), ApiError> {
+        let attrs = Attributes { user, info };
+        let verdict = self.authorizers.decide(&attrs).await;
+        trail.authorized(&verdict);
+        authz::conclude(&attrs, &verdict)
     }
 }

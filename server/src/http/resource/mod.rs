@@ -27,6 +27,7 @@ use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
 use crate::http::respond::Writer;
+use crate::request::audit::{AuditContext, Level};
 use crate::request::authz::Authorizers;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
@@ -40,6 +41,8 @@ pub(crate) fn header_str(req: &Request<Incoming>, name: header::HeaderName) -> O
 pub struct Caller {
     pub user: Arc<UserInfo>,
     pub authorizers: Arc<Authorizers>,
+    /// The request's audit, which request bodies are recorded to.
+    pub audit: AuditContext,
 }
 
 /// Serves one resource request of an authorized caller.
@@ -72,7 +75,11 @@ async fn dispatch(
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
-    let Caller { user, authorizers } = caller;
+    let Caller {
+        user,
+        authorizers,
+        audit,
+    } = caller;
     let kind = state
         .store
         .registry
@@ -98,7 +105,10 @@ async fn dispatch(
             }
             Some(Subresource::Finalize)
         }
-        Some(_) => return subresource::serve(state, req, &kind, info, user, query, writer).await,
+        Some(_) => {
+            let asker = subresource::Asker { user, audit };
+            return subresource::serve(state, req, &kind, info, asker, query, writer).await;
+        }
     };
     if subresource.is_some() {
         write::check_subresource_method(&kind, req.method())?;
@@ -122,6 +132,7 @@ async fn dispatch(
         content_type,
         cbor_body,
         meta_group: format!("meta.{}", state.config.api_domain),
+        audit,
     };
     let kind = &call.kind;
     if kind.answered_by.is_some() {
@@ -165,16 +176,35 @@ pub(crate) struct Call<'a> {
     /// The body arrives as CBOR and is read as its JSON equivalent.
     cbor_body: bool,
     meta_group: String,
+    audit: AuditContext,
 }
 
 impl Call<'_> {
     /// The request body, within the size limit, as JSON when sent as CBOR.
     async fn read_body(&self, req: Request<Incoming>) -> Result<Bytes, ApiError> {
         let body = read_limited(req.into_body(), self.state.config.max_request_bytes).await?;
-        if self.cbor_body {
-            return cbor::body_to_json(&body);
+        let body = if self.cbor_body {
+            cbor::body_to_json(&body)?
+        } else {
+            body
+        };
+        if self.audit.level() != Level::None && !body.is_empty() && !self.protobuf_body() {
+            self.audit.record_request_body(&body);
         }
         Ok(body)
+    }
+
+    /// Whether the body arrives as protobuf (recorded once decoded).
+    fn protobuf_body(&self) -> bool {
+        crate::http::protobuf::is_protobuf(self.content_type.as_deref())
+    }
+
+    /// A protobuf body, once decoded, for the audit (other bodies are
+    /// recorded as read).
+    fn record_decoded(&self, value: &serde_json::Value) {
+        if self.audit.level() != Level::None && self.protobuf_body() {
+            self.audit.record_request_value(value);
+        }
     }
 
     /// How the options of `kind` (`CreateOptions`, …) are named in errors.

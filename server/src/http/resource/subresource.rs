@@ -24,21 +24,30 @@ use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
 use crate::http::protobuf::decode_typed_body;
 use crate::http::respond::Writer;
+use crate::request::audit::AuditContext;
 use crate::request::authn::service_account::token_request;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
 
-/// Serves `/scale`, `/eviction` and `/token` for an authorized `user`; anything else
+/// Who asks for a subresource, and the request's audit (which records
+/// the bodies read).
+pub struct Asker {
+    pub user: Arc<UserInfo>,
+    pub audit: AuditContext,
+}
+
+/// Serves `/scale`, `/eviction` and `/token` for an authorized user; anything else
 /// is not found.
 pub async fn serve(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     kind: &Arc<KindSpec>,
     info: &ResourceInfo,
-    user: Arc<UserInfo>,
+    asker: Asker,
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
+    let Asker { user, audit } = asker;
     let name = info.name.as_deref().ok_or(ApiError::PathNotFound)?;
     let ns = info.namespace.as_deref();
     let content_type = header_str(&req, header::CONTENT_TYPE).map(str::to_string);
@@ -67,6 +76,7 @@ pub async fn serve(
                     let meta_group = format!("meta.{}", state.config.api_domain);
                     let body =
                         read_limited(req.into_body(), state.config.max_request_bytes).await?;
+                    audit.record_request_body(&body);
                     let change = if method == Method::PUT {
                         ScaleChange::Replace(decode_body(content_type.as_deref(), &body)?)
                     } else {
@@ -121,6 +131,7 @@ pub async fn serve(
             }
             let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
             let body = decode_body(content_type.as_deref(), &body)?.value;
+            audit.record_request_value(&body);
             let mut opts = eviction::decode(&body, name, ns)?;
             opts.dry_run |= query.dry_run()?;
             // Admitted as the pod's delete, which is what it does
@@ -144,6 +155,7 @@ pub async fn serve(
                 content_type.as_deref(),
                 &body,
             )?;
+            audit.record_request_value(&body);
             let answer = token_request::create(
                 &state.store,
                 &state.token_issuer,

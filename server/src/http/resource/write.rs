@@ -31,6 +31,7 @@ pub async fn create(
     opts.user = Some(r.user.clone());
     let body = r.read_body(req).await?;
     let decoded = decode_body(kind, r.content_type.as_deref(), &body)?;
+    r.record_decoded(&decoded.value);
     let out = r.state.store.create(kind, r.ns, decoded, &opts).await?;
     Ok(respond_written(r.writer, kind, out, r.table.as_ref()))
 }
@@ -50,6 +51,7 @@ pub async fn update(
     opts.user = Some(r.user.clone());
     let body = r.read_body(req).await?;
     let decoded = decode_body(kind, r.content_type.as_deref(), &body)?;
+    r.record_decoded(&decoded.value);
     let out = r
         .state
         .store

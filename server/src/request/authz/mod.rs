@@ -98,13 +98,7 @@ impl Authorizers {
     /// `Ok` if allowed, else 403 (or 500 if an authorizer failed).
     pub async fn authorize(&self, attrs: &Attributes<'_>) -> Result<(), ApiError> {
         let verdict = self.decide(attrs).await;
-        if verdict.allowed {
-            return Ok(());
-        }
-        if !verdict.denied && !verdict.evaluation_error.is_empty() {
-            return Err(ApiError::Internal(verdict.evaluation_error));
-        }
-        Err(forbidden(attrs, &verdict.reason))
+        conclude(attrs, &verdict)
     }
 
     /// Asks the chain in order; the first opinion decides.
@@ -155,6 +149,18 @@ impl Authorizers {
         }
         all
     }
+}
+
+/// A verdict as the request's answer: `Ok` if allowed, else 403 (or 500
+/// if an authorizer failed and none denied).
+pub fn conclude(attrs: &Attributes<'_>, verdict: &Verdict) -> Result<(), ApiError> {
+    if verdict.allowed {
+        return Ok(());
+    }
+    if !verdict.denied && !verdict.evaluation_error.is_empty() {
+        return Err(ApiError::Internal(verdict.evaluation_error.clone()));
+    }
+    Err(forbidden(attrs, &verdict.reason))
 }
 
 /// Kubernetes' 403 for a refused request: `<resource> "<name>" is

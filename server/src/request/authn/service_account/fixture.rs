@@ -82,6 +82,7 @@ pub async fn start(flags: &[&str]) -> Fixture {
         openapi: openapi::Documents::default(),
         overload,
         token_issuer: issuer,
+        auditor: None,
     });
     let pipeline = Pipeline {
         authenticators: Authenticators::new(
