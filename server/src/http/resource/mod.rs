@@ -26,7 +26,7 @@ use crate::http::cbor;
 use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
-use crate::http::respond::Writer;
+use crate::http::respond::{Writer, add_warnings};
 use crate::request::authz::Authorizers;
 use crate::request::info::ResourceInfo;
 use crate::request::user::UserInfo;
@@ -51,10 +51,27 @@ pub async fn handle(
     query: Query,
     writer: Writer,
 ) -> Response<Body> {
-    match dispatch(state, req, info, caller, &query, writer).await {
+    let Some(kind) = state
+        .store
+        .registry
+        .served(&info.group, &info.version, &info.resource)
+    else {
+        return writer.error(&ApiError::PathNotFound);
+    };
+    let mut resp = match dispatch(state, req, info, &kind, caller, &query, writer).await {
         Ok(resp) => resp,
         Err(e) => writer.error(&e),
+    };
+    let subresource = info.subresource.as_deref().unwrap_or("");
+    if let Some(deprecation) = state
+        .store
+        .registry
+        .requested_deprecated
+        .record(&kind, subresource)
+    {
+        add_warnings(&mut resp, std::slice::from_ref(&deprecation.warning));
     }
+    resp
 }
 
 fn method_not_allowed(kind: &KindSpec, action: &str) -> ApiError {
@@ -68,16 +85,13 @@ async fn dispatch(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     info: &ResourceInfo,
+    kind: &Arc<KindSpec>,
     caller: Caller,
     query: &Query,
     writer: Writer,
 ) -> Result<Response<Body>, ApiError> {
     let Caller { user, authorizers } = caller;
-    let kind = state
-        .store
-        .registry
-        .lookup(&info.group, &info.version, &info.resource)
-        .ok_or(ApiError::PathNotFound)?;
+    let kind = Arc::clone(kind);
     let writer = writer.for_kind(&kind)?;
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);
