@@ -102,16 +102,27 @@ fn crd_deprecated_versions_warn_with_their_own_or_the_default_text() {
         &json!({"apiVersion": "example.com/v1alpha1", "kind": "Gadget", "metadata": {"name": "g"}}),
     );
     assert_eq!(created.status, 201, "{}", created.text());
-    assert_eq!(warnings(&created), [alpha.clone()]);
-    assert_eq!(warnings(&s.get(&path("v1alpha1"))), [alpha.clone()]);
-    assert_eq!(
-        warnings(&s.get(&format!("{}/g", path("v1alpha1")))),
-        [alpha]
-    );
+    for r in [
+        created,
+        s.get(&path("v1alpha1")),
+        s.get(&format!("{}/g", path("v1alpha1"))),
+    ] {
+        assert_eq!(warnings(&r), std::slice::from_ref(&alpha));
+    }
     assert_eq!(
         warnings(&s.get(&format!("{}/missing", path("v1beta1")))),
         [warned("example.com/v1beta1 Gadget goes away in 2027")]
     );
+    // The deprecation comes first, then what the request itself drew.
+    let unknown = s.post(
+        &format!("{}?fieldValidation=Warn", path("v1alpha1")),
+        &json!({"apiVersion": "example.com/v1alpha1", "kind": "Gadget", "metadata": {"name": "g2", "bogus": 1}}),
+    );
+    assert_eq!(unknown.status, 201, "{}", unknown.text());
+    let all = warnings(&unknown);
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(all[0].contains("Gadget is deprecated"), "{all:?}");
+    assert!(all[1].contains("metadata.bogus"), "{all:?}");
     let v1 = s.get(&format!("{}/g", path("v1")));
     assert_eq!(v1.status, 200);
     assert!(warnings(&v1).is_empty(), "{:?}", warnings(&v1));

@@ -9,6 +9,7 @@ use parking_lot::Mutex;
 
 use crate::api::kind::KindSpec;
 use crate::api::kinds::custom_resource::version_priority;
+use crate::api::registry::Registry;
 
 /// Why and until when a version is deprecated.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,6 +130,20 @@ impl RequestedDeprecatedApis {
 #[must_use]
 pub fn is_deprecated(kind: &KindSpec) -> bool {
     kind.deprecation.is_some()
+}
+
+/// Whether a request to `group/version/resource` reaches a deprecated
+/// version: the per-request answer an audit annotation needs.
+#[must_use]
+pub fn requested_is_deprecated(
+    registry: &Registry,
+    group: &str,
+    version: &str,
+    resource: &str,
+) -> bool {
+    registry
+        .served(group, version, resource)
+        .is_some_and(|k| is_deprecated(&k))
 }
 
 #[cfg(test)]

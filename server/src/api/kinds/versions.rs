@@ -132,4 +132,15 @@ mod tests {
         let authn = groups.iter().find(|(g, _)| g == "authentication.k8s.io");
         assert_eq!(authn.map(|(_, v)| v.clone()), Some(vec!["v1".to_string()]));
     }
+
+    #[test]
+    fn only_served_deprecated_versions_count_as_deprecated_requests() {
+        use crate::api::deprecation::requested_is_deprecated;
+        let ssr = ("authentication.k8s.io", "selfsubjectreviews");
+        let off = every_kind("api/all=true,authentication.k8s.io/v1beta1=false");
+        assert!(!requested_is_deprecated(&off, ssr.0, "v1beta1", ssr.1));
+        let on = every_kind("authentication.k8s.io/v1beta1=true");
+        assert!(requested_is_deprecated(&on, ssr.0, "v1beta1", ssr.1));
+        assert!(!requested_is_deprecated(&on, ssr.0, "v1", ssr.1));
+    }
 }

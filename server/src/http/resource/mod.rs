@@ -69,9 +69,25 @@ pub async fn handle(
         .requested_deprecated
         .record(&kind, subresource)
     {
-        add_warnings(&mut resp, std::slice::from_ref(&deprecation.warning));
+        warn_first(&mut resp, &deprecation.warning);
     }
     resp
+}
+
+/// Puts `text` before the response's other warnings, as kube-apiserver
+/// warns of a deprecated version before anything the request itself drew.
+fn warn_first(resp: &mut Response<Body>, text: &str) {
+    let others: Vec<_> = resp
+        .headers()
+        .get_all(header::WARNING)
+        .iter()
+        .cloned()
+        .collect();
+    resp.headers_mut().remove(header::WARNING);
+    add_warnings(resp, &[text.to_string()]);
+    for v in others {
+        resp.headers_mut().append(header::WARNING, v);
+    }
 }
 
 fn method_not_allowed(kind: &KindSpec, action: &str) -> ApiError {
