@@ -311,3 +311,17 @@ fn bad_keys_and_values_stop_the_start_with_kube_apiserver_messages() {
         );
     }
 }
+
+#[test]
+fn kubectl_whoami_falls_back_to_a_turned_on_alpha_version() {
+    if !cairn_tests::clients::kubectl_present() {
+        return;
+    }
+    let s = start("authentication.k8s.io/v1=false,authentication.k8s.io/v1alpha1=true");
+    assert_eq!(versions(&s, "authentication.k8s.io"), ["v1alpha1"]);
+    let (ok, out) = cairn_tests::clients::kubectl(&s, &["auth", "whoami", "-o", "json"], None);
+    assert!(ok, "{out}");
+    let answer: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(answer["apiVersion"], "authentication.k8s.io/v1alpha1");
+    assert_eq!(answer["status"]["userInfo"]["username"], "system:admin");
+}

@@ -69,7 +69,7 @@ pub struct Flags {
     /// How long Events are kept after their last write.
     #[arg(long, default_value = "1h", value_parser = duration::parse)]
     pub event_ttl: Duration,
-    #[arg(long, default_value = "", value_parser = FeatureGates::parse, help = FeatureGates::help())]
+    #[arg(long, default_value = "", hide_default_value = true, value_parser = FeatureGates::parse, help = FeatureGates::help())]
     pub feature_gates: FeatureGates,
     /// Built-in API versions and resources to serve or not: comma-separated
     /// `<group>/<version>[=true|false]`, `<group>/<version>/<resource>[=…]`
