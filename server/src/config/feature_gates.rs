@@ -77,8 +77,9 @@ fn known(name: &str) -> Option<&'static Gate> {
     KNOWN.iter().find(|g| g.name == name)
 }
 
-/// Go's `strconv.ParseBool`, which kube-apiserver reads gate values with.
-fn parse_bool(value: &str) -> Result<bool, String> {
+/// Go's `strconv.ParseBool`, which kube-apiserver reads gate and
+/// `--runtime-config` values with.
+pub(crate) fn parse_bool(value: &str) -> Result<bool, String> {
     match value {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::config::feature_gates::parse_bool;
+
 /// The flag as given: its pairs in order (repeated flags append).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuntimeConfig {
@@ -112,7 +114,8 @@ impl RuntimeConfig {
             let on = if value.is_empty() {
                 true
             } else {
-                go_bool(value).map_err(|e| format!("invalid value of {key}: {value}, err: {e}"))?
+                parse_bool(value)
+                    .map_err(|e| format!("invalid value of {key}: {value}, err: {e}"))?
             };
             match tokens.get(2) {
                 None => {
@@ -164,17 +167,6 @@ fn matches(matcher: &str, version: &str) -> bool {
         "api/ga" => stage(version) == Some(Stage::Ga),
         "api/beta" => stage(version) == Some(Stage::Beta),
         _ => stage(version) == Some(Stage::Alpha),
-    }
-}
-
-/// Go's `strconv.ParseBool`.
-fn go_bool(value: &str) -> Result<bool, String> {
-    match value {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
-        _ => Err(format!(
-            "strconv.ParseBool: parsing {value:?}: invalid syntax"
-        )),
     }
 }
 
