@@ -4,6 +4,7 @@
 pub mod bodies;
 pub mod cel;
 pub mod decode;
+pub mod deprecation;
 pub mod error;
 pub mod index;
 pub mod informer;

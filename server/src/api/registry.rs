@@ -1,13 +1,18 @@
 //! The set of served kinds, looked up by group/version/resource. Built-in
 //! kinds are added at start-up; CustomResourceDefinitions add and remove
-//! theirs while the server runs, so readers take a cheap snapshot.
+//! theirs while the server runs, so readers take a cheap snapshot. A
+//! built-in kind `--runtime-config` turns off is kept aside: not served
+//! (no path, discovery or OpenAPI), but still known to the server's own
+//! loops and to the storage it shares with served versions.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
 
+use crate::api::deprecation::RequestedDeprecatedApis;
 use crate::api::kind::{KindSpec, Origin};
+use crate::config::runtime_config::Enablement;
 
 /// One immutable view of the served kinds.
 #[derive(Default)]
@@ -39,15 +44,43 @@ pub struct Registry {
     current: RwLock<Arc<Kinds>>,
     /// Bumped on every change, so that derived documents know they are stale.
     generation: RwLock<u64>,
+    /// Which built-in versions and resources are served.
+    enablement: Enablement,
+    /// Built-in kinds registered but not served.
+    unserved: RwLock<Vec<Arc<KindSpec>>>,
+    /// The deprecated kinds requested so far.
+    pub requested_deprecated: RequestedDeprecatedApis,
+}
+
+fn same_resource(a: &KindSpec, b: &KindSpec) -> bool {
+    a.group == b.group && a.version == b.version && a.resource == b.resource
 }
 
 impl Registry {
-    /// Adds (or replaces, by group/version/resource) a kind.
+    /// An empty registry serving built-in kinds as `enablement` says.
+    #[must_use]
+    pub fn with_enablement(enablement: Enablement) -> Registry {
+        Registry {
+            enablement,
+            ..Registry::default()
+        }
+    }
+
+    /// Adds (or replaces, by group/version/resource) a kind; a built-in
+    /// kind that is turned off is kept aside, unserved.
     pub fn add(&self, kind: KindSpec) {
+        if kind.origin == Origin::BuiltIn
+            && !self
+                .enablement
+                .enabled(&kind.group, &kind.version, &kind.resource)
+        {
+            let mut unserved = self.unserved.write();
+            unserved.retain(|k| !same_resource(k, &kind));
+            unserved.push(Arc::new(kind));
+            return;
+        }
         self.change(|list| {
-            list.retain(|k| {
-                !(k.group == kind.group && k.version == kind.version && k.resource == kind.resource)
-            });
+            list.retain(|k| !same_resource(k, &kind));
             list.push(Arc::new(kind));
         });
     }
@@ -80,9 +113,9 @@ impl Registry {
         *self.generation.read()
     }
 
-    /// The kind served at `group/version/resource`.
+    /// The kind served at `group/version/resource`: what requests reach.
     #[must_use]
-    pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<Arc<KindSpec>> {
+    pub fn served(&self, group: &str, version: &str, resource: &str) -> Option<Arc<KindSpec>> {
         let kinds = self.current.read();
         kinds
             .by_resource
@@ -91,6 +124,19 @@ impl Registry {
             .map(|&i| &kinds.list[i])
             .find(|k| k.group == group && k.version == version)
             .map(Arc::clone)
+    }
+
+    /// The kind registered at `group/version/resource`, served or not: what
+    /// the server's own loops work with.
+    #[must_use]
+    pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<Arc<KindSpec>> {
+        self.served(group, version, resource).or_else(|| {
+            self.unserved
+                .read()
+                .iter()
+                .find(|k| k.group == group && k.version == version && k.resource == resource)
+                .cloned()
+        })
     }
 
     /// Kinds of one group/version, in registration order.
@@ -120,13 +166,16 @@ impl Registry {
     }
 
     /// One kind per stored collection (the first registered version of
-    /// each): what a namespace's deletion or the garbage collector walks.
-    /// Answered kinds store nothing and are not among them.
+    /// each, served ones first): what a namespace's deletion walks, so that
+    /// objects of a kind turned off go with their namespace too. Answered
+    /// kinds store nothing and are not among them.
     #[must_use]
     pub fn storage_kinds(&self) -> Vec<Arc<KindSpec>> {
         let mut seen = std::collections::HashSet::new();
+        let unserved = self.unserved.read().clone();
         self.snapshot()
             .iter()
+            .chain(unserved.iter())
             .filter(|k| k.answered_by.is_none())
             .filter(|k| seen.insert(k.storage.prefix.clone()))
             .cloned()

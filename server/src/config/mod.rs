@@ -9,6 +9,7 @@ pub mod encryption;
 pub mod feature_gates;
 pub mod logging;
 pub mod overload;
+pub mod runtime_config;
 pub mod service_accounts;
 
 use std::net::{IpAddr, SocketAddr};
@@ -25,6 +26,7 @@ pub use encryption::EncryptionFlags;
 pub use feature_gates::FeatureGates;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
+pub use runtime_config::RuntimeConfig;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 
 /// cairn-apiserver: a Kubernetes-compatible API server on cairn's own storage engine.
@@ -73,12 +75,14 @@ pub struct Flags {
     /// How long Events are kept after their last write.
     #[arg(long, default_value = "1h", value_parser = duration::parse)]
     pub event_ttl: Duration,
-    /// Feature gates, e.g. `ShardedListAndWatch=true,APIResponseCompression=false`.
-    /// Known: APIResponseCompression (BETA, default true), AllowUnsafeMalformedObjectDeletion
-    /// (ALPHA, default false), CBORServingAndStorage (ALPHA, default false),
-    /// ShardedListAndWatch (ALPHA, default false), WatchList (BETA, default true).
-    #[arg(long, default_value = "", value_parser = FeatureGates::parse)]
+    #[arg(long, default_value = "", hide_default_value = true, value_parser = FeatureGates::parse, help = FeatureGates::help())]
     pub feature_gates: FeatureGates,
+    /// Built-in API versions and resources to serve or not: comma-separated
+    /// `<group>/<version>[=true|false]`, `<group>/<version>/<resource>[=…]`
+    /// (`v1` or `v1/<resource>` for the core group), or `api/all`, `api/ga`,
+    /// `api/beta`, `api/alpha` `=true|false`.
+    #[arg(long, value_parser = RuntimeConfig::parse)]
+    pub runtime_config: Vec<RuntimeConfig>,
     /// Largest accepted request body, in bytes.
     #[arg(long, default_value_t = 3 * 1024 * 1024)]
     pub max_request_bytes: u64,
@@ -133,6 +137,8 @@ pub struct Config {
     pub api_domain: String,
     pub event_ttl: Duration,
     pub feature_gates: FeatureGates,
+    /// `--runtime-config`, every occurrence in order.
+    pub runtime_config: RuntimeConfig,
     pub max_request_bytes: u64,
     pub shutdown_delay: Duration,
     pub livez_grace_period: Duration,
@@ -169,6 +175,7 @@ impl From<Flags> for Config {
             api_domain: f.api_domain,
             event_ttl: f.event_ttl,
             feature_gates: f.feature_gates,
+            runtime_config: RuntimeConfig::merged(&f.runtime_config),
             max_request_bytes: f.max_request_bytes,
             shutdown_delay: f.shutdown_delay_duration,
             livez_grace_period: f.livez_grace_period,

@@ -248,6 +248,8 @@ mod authn_tests;
 #[cfg(test)]
 mod authz_reviews_tests;
 #[cfg(test)]
+mod deprecation_tests;
+#[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]
 mod test_server;

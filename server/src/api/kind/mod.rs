@@ -14,6 +14,7 @@ mod subresources;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use crate::api::deprecation::Deprecation;
 use crate::api::index::Paths;
 use crate::api::schema::Schema;
 
@@ -76,6 +77,8 @@ pub struct KindSpec {
     /// Never stored: a create is answered by this function, and create is
     /// the kind's only verb (TokenReview, SelfSubjectReview).
     pub answered_by: Option<Arc<dyn Answerer>>,
+    /// Set when this version is deprecated: every request to it is warned.
+    pub deprecation: Option<Deprecation>,
 }
 
 impl KindSpec {
@@ -126,6 +129,7 @@ impl KindSpec {
             accepts_creates: true,
             garbage_collected: true,
             answered_by: None,
+            deprecation: None,
         }
     }
 

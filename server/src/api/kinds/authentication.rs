@@ -1,10 +1,13 @@
-//! `authentication.{domain}/v1` as data: TokenReview and SelfSubjectReview,
+//! `authentication.{domain}` as data: TokenReview and SelfSubjectReview,
 //! kinds that are never stored (a create is a question; the answerers are
-//! in `request::authn::review`). Kubernetes 1.32 serves both at v1 only by
-//! default (v1alpha1/v1beta1 SelfSubjectReview are off), cluster-scoped.
+//! in `request::authn::review`). Kubernetes 1.32 serves both at v1 by
+//! default; SelfSubjectReview also has v1beta1 (beta since 1.27, deprecated
+//! in 1.30, gone in 1.33) and v1alpha1, both off unless `--runtime-config`
+//! turns them on, and answered as v1 is. All cluster-scoped.
 
 use std::sync::Arc;
 
+use crate::api::deprecation::Deprecation;
 use crate::api::kind::{Answerer, KindSpec};
 use crate::api::registry::Registry;
 use crate::api::schema::Schema;
@@ -131,17 +134,29 @@ pub fn add(
             token_review_schema(),
         )
     });
-    registry.add(KindSpec {
-        answered_by: Some(self_subject_review),
-        ..KindSpec::new(
-            &group,
-            "v1",
-            "SelfSubjectReview",
-            "selfsubjectreviews",
-            false,
-            self_subject_review_schema(),
-        )
-    });
+    for version in ["v1", "v1beta1", "v1alpha1"] {
+        let mut kind = KindSpec {
+            answered_by: Some(Arc::clone(&self_subject_review)),
+            ..KindSpec::new(
+                &group,
+                version,
+                "SelfSubjectReview",
+                "selfsubjectreviews",
+                false,
+                self_subject_review_schema(),
+            )
+        };
+        if version == "v1beta1" {
+            let replacement = format!("{group}/v1");
+            kind.deprecation = Some(Deprecation::built_in(
+                &kind,
+                "1.30",
+                "1.33",
+                Some((&replacement, "SelfSubjectReview")),
+            ));
+        }
+        registry.add(kind);
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api::cel::{self, Requester};
+use crate::api::deprecation::{CrdVersion, Deprecation};
 use crate::api::error::Cause;
 use crate::api::kind::{Column, Conversion, KindSpec, Origin, ScalePaths, Strategy, Subresources};
 use crate::api::object::{str_at, strings_at};
@@ -67,6 +68,20 @@ impl Conversion for ApiVersionOnly {
     fn storage_to_served(&self, stored: Value) -> Value {
         stored
     }
+}
+
+/// The warning a deprecated CRD version `v` answers every request with.
+fn deprecation(group: &str, version: &str, kind: &str, v: &Value, all: &[Value]) -> Deprecation {
+    let others: Vec<CrdVersion<'_>> = all
+        .iter()
+        .map(|o| CrdVersion {
+            name: str_at(o, "/name"),
+            served: o.get("served").and_then(Value::as_bool) == Some(true),
+            deprecated: o.get("deprecated").and_then(Value::as_bool) == Some(true),
+        })
+        .collect();
+    let own = v.get("deprecationWarning").and_then(Value::as_str);
+    Deprecation::custom(group, version, kind, own, &others)
 }
 
 /// How objects of one CRD version are prepared and checked.
@@ -256,6 +271,9 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
             .any(|v| *v != storage_version)
         {
             spec.storage.conversion = Some(Arc::new(ApiVersionOnly));
+        }
+        if v.get("deprecated").and_then(Value::as_bool) == Some(true) {
+            spec.deprecation = Some(deprecation(group, version, kind_name, v, &versions));
         }
         spec.tracks_generation = true;
         spec.origin = Origin::Crd(crd_name.clone());

@@ -42,6 +42,7 @@ pub mod service;
 pub mod service_account;
 pub mod service_strategy;
 pub mod service_table;
+pub mod versions;
 
 /// The schema's validation messages for an object, as kind tests compare them.
 #[cfg(test)]
@@ -84,7 +85,7 @@ fn own_fields(list: &[&str]) -> Vec<String> {
 /// Every built-in kind, configured.
 #[must_use]
 pub fn builtin(config: &Config) -> Registry {
-    let r = Registry::default();
+    let r = versions::registry(config);
     r.add(KindSpec {
         short_names: names(&["ns"]),
         strategy: Arc::new(namespace_strategy::NamespaceStrategy),

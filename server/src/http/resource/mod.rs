@@ -26,7 +26,7 @@ use crate::http::cbor;
 use crate::http::encode::table;
 use crate::http::negotiate::essence;
 use crate::http::params::{OptionsKind, Query};
-use crate::http::respond::Writer;
+use crate::http::respond::{Writer, add_warnings};
 use crate::request::audit::{AuditContext, Level};
 use crate::request::authz::Authorizers;
 use crate::request::info::ResourceInfo;
@@ -54,9 +54,52 @@ pub async fn handle(
     query: Query,
     writer: Writer,
 ) -> Response<Body> {
-    match dispatch(state, req, info, caller, &query, writer).await {
+    let Some(kind) = state
+        .store
+        .registry
+        .served(&info.group, &info.version, &info.resource)
+    else {
+        return writer.error(&ApiError::PathNotFound);
+    };
+    let audit = caller.audit.clone();
+    let mut resp = match dispatch(state, req, info, &kind, caller, &query, writer).await {
         Ok(resp) => resp,
         Err(e) => writer.error(&e),
+    };
+    let subresource = info.subresource.as_deref().unwrap_or("");
+    if let Some(deprecation) = state
+        .store
+        .registry
+        .requested_deprecated
+        .record(&kind, subresource)
+    {
+        warn_first(&mut resp, &deprecation.warning);
+        // As kube-apiserver marks such requests in its audit log.
+        let domain = &state.config.api_domain;
+        audit.annotate(&format!("{domain}/deprecated"), "true");
+        if !deprecation.removed_release.is_empty() {
+            audit.annotate(
+                &format!("{domain}/removed-release"),
+                &deprecation.removed_release,
+            );
+        }
+    }
+    resp
+}
+
+/// Puts `text` before the response's other warnings, as kube-apiserver
+/// warns of a deprecated version before anything the request itself drew.
+fn warn_first(resp: &mut Response<Body>, text: &str) {
+    let others: Vec<_> = resp
+        .headers()
+        .get_all(header::WARNING)
+        .iter()
+        .cloned()
+        .collect();
+    resp.headers_mut().remove(header::WARNING);
+    add_warnings(resp, &[text.to_string()]);
+    for v in others {
+        resp.headers_mut().append(header::WARNING, v);
     }
 }
 
@@ -71,6 +114,7 @@ async fn dispatch(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     info: &ResourceInfo,
+    kind: &Arc<KindSpec>,
     caller: Caller,
     query: &Query,
     writer: Writer,
@@ -80,11 +124,7 @@ async fn dispatch(
         authorizers,
         audit,
     } = caller;
-    let kind = state
-        .store
-        .registry
-        .lookup(&info.group, &info.version, &info.resource)
-        .ok_or(ApiError::PathNotFound)?;
+    let kind = Arc::clone(kind);
     let writer = writer.for_kind(&kind)?;
     if info.namespace.is_some() && !kind.namespaced {
         return Err(ApiError::PathNotFound);

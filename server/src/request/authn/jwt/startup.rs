@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::{JwtAuthenticators, reload};
+use crate::api::schema::FieldError;
 use crate::config::Config;
 use crate::config::authn::{AnonymousConfig, Context, check_anonymous_flag, load};
 
@@ -28,12 +29,29 @@ pub fn from_config(
     let Some(path) = &config.authentication_config else {
         return Ok(None);
     };
+    if !config
+        .feature_gates
+        .enabled("StructuredAuthenticationConfiguration")
+    {
+        return Err("set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file".into());
+    }
     let ctx = Context {
         api_domain: config.api_domain.clone(),
         disallowed_issuers,
     };
     let file = load(path, &ctx)?;
     check_anonymous_flag(&file, config.anonymous_auth.is_some())?;
+    if file.anonymous.is_some()
+        && !config
+            .feature_gates
+            .enabled("AnonymousAuthConfigurableEndpoints")
+    {
+        return Err(FieldError::forbidden(
+            "anonymous",
+            "anonymous is not supported when AnonymousAuthConfigurableEnpoints feature gate is disabled",
+        )
+        .to_string());
+    }
     let jwt = JwtAuthenticators::new(&file.jwt, api_audiences)?;
     let reloader = reload::watch(path.clone(), ctx, &jwt, reload::POLL_INTERVAL);
     tracing::info!(path = %path.display(), issuers = ?jwt.issuers(), "authentication configuration loaded");
