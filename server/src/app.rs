@@ -243,6 +243,7 @@ async fn endpoints(
 /// Runs the server until a stop signal; returns an error line on failure.
 pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
+    crate::metrics::install(config.show_hidden_metrics);
     // Read first: invalid flags, keys, --authentication-config or
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.

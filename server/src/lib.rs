@@ -8,6 +8,7 @@ pub mod app;
 pub mod config;
 pub mod controllers;
 pub mod http;
+pub mod metrics;
 pub mod request;
 pub mod storage;
 pub mod tls;

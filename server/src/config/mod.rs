@@ -103,6 +103,15 @@ pub struct Flags {
     pub authorization: AuthorizationFlags,
     #[command(flatten)]
     pub encryption: EncryptionFlags,
+    /// The previous minor version (the only value accepted) for which to show
+    /// metrics hidden by their deprecation, e.g. `1.31`.
+    #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
+    pub show_hidden_metrics_for_version: String,
+}
+
+fn show_hidden_metrics_version(value: &str) -> Result<String, String> {
+    crate::metrics::definition::validate_show_hidden(value, crate::metrics::definition::CURRENT)
+        .map(|()| value.to_string())
 }
 
 /// The running configuration.
@@ -134,6 +143,8 @@ pub struct Config {
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
+    /// `--show-hidden-metrics-for-version` was given (validated at parse).
+    pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -165,6 +176,7 @@ impl From<Flags> for Config {
             authentication_config: f.authentication_config,
             authorization: f.authorization,
             encryption: f.encryption,
+            show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }
     }

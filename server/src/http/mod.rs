@@ -10,7 +10,9 @@ pub mod discovery;
 pub mod encode;
 pub mod etag;
 pub mod health;
+pub mod instrument;
 pub mod issuer_discovery;
+pub mod metrics;
 pub mod negotiate;
 pub mod openapi;
 pub mod params;
@@ -103,6 +105,9 @@ pub async fn handle(
             state.store.storage.as_ref(),
         );
     }
+    if route == Route::Metrics && req.method() == Method::GET {
+        return metrics::serve(accept.as_deref());
+    }
     if req.method() == Method::GET {
         let domain = &state.config.api_domain;
         let registry = &state.store.registry;
@@ -140,7 +145,15 @@ pub async fn handle(
                 user,
                 authorizers: Arc::clone(&conn.pipeline.authorizers),
             };
-            return resource::handle(&state, req, target, call, query, writer).await;
+            let content_type = req
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok());
+            let dry_run =
+                crate::metrics::labels::dry_run(query.all("dryRun").iter().map(String::as_str));
+            let measured = instrument::Measured::start(&info, target, content_type, dry_run);
+            let resp = resource::handle(&state, req, target, call, query, writer).await;
+            return measured.finish(resp);
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),
@@ -154,9 +167,11 @@ pub async fn handle(
         Route::GroupResources { group, version } => {
             discovery::resources(registry, &group, &version)
         }
-        Route::Health { .. } | Route::OpenIdConfiguration | Route::Jwks | Route::NotFound => {
-            Err(ApiError::PathNotFound)
-        }
+        Route::Health { .. }
+        | Route::Metrics
+        | Route::OpenIdConfiguration
+        | Route::Jwks
+        | Route::NotFound => Err(ApiError::PathNotFound),
     };
     match doc {
         Ok(v) => writer.object(200, &v, &[]),

@@ -62,7 +62,10 @@ impl Pipeline {
         info: &RequestInfo,
         api_domain: &str,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let requester = self.authenticators.authenticate(head).await?;
+        let started = std::time::Instant::now();
+        let authenticated = self.authenticators.authenticate(head).await;
+        record_authentication(&authenticated, started.elapsed());
+        let requester = authenticated?;
         let user = impersonation::impersonate(
             &self.authorizers,
             head.headers,
@@ -76,4 +79,17 @@ impl Pipeline {
             .await?;
         Ok(user)
     }
+}
+
+/// kube's authentication metrics for one attempt.
+fn record_authentication(result: &Result<Arc<UserInfo>, ApiError>, elapsed: std::time::Duration) {
+    use crate::metrics::auth::Outcome;
+    let (outcome, user) = match result {
+        Ok(user) => (Outcome::Success, Some(user.name.as_str())),
+        Err(ApiError::Unauthorized) => (Outcome::Failure, None),
+        Err(_) => (Outcome::Error, None),
+    };
+    crate::metrics::global()
+        .authn
+        .observe(outcome, elapsed, user);
 }
