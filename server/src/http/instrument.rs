@@ -14,7 +14,7 @@ use http_body_util::BodyExt;
 
 use crate::http::body::Body;
 use crate::metrics::labels;
-use crate::metrics::request::{InflightGuard, LongRunningGuard, Observed};
+use crate::metrics::request::{InflightGuard, Observed};
 use crate::request::info::{RequestInfo, ResourceInfo};
 
 /// One resource request being measured.
@@ -58,59 +58,67 @@ impl<'a> Measured<'a> {
         }
     }
 
-    /// Records the answer (a short request now; a watch when its body ends)
-    /// and hands it back.
+    /// Records the answer (a short request now, its size when a streamed
+    /// body ends; a watch when its body ends) and hands it back.
     #[must_use]
     pub fn finish(self, resp: Response<Body>) -> Response<Body> {
         let metrics = &crate::metrics::global().requests;
         let mut observed = self.labels;
         observed.code = resp.status().as_u16();
-        if !self.long_running {
-            let size = resp.body().size_hint().exact();
-            metrics.observe(&observed, self.started.elapsed(), false, size);
+        let owned = Owned::from(&observed);
+        if self.long_running {
+            let gauge = metrics.long_running(&observed);
+            let started = self.started;
+            return track(resp, move |_| {
+                drop(gauge);
+                let observed = owned.observed();
+                crate::metrics::global()
+                    .requests
+                    .observe(&observed, started.elapsed(), true, None);
+            });
+        }
+        let size = resp.body().size_hint().exact();
+        metrics.observe(&observed, self.started.elapsed(), false, size);
+        if size.is_some() {
             return resp;
         }
-        let end = WatchEnd {
-            long_running: metrics.long_running(&observed),
-            verb: observed.verb,
-            dry_run: observed.dry_run,
-            target: [
-                observed.group.to_string(),
-                observed.version.to_string(),
-                observed.resource.to_string(),
-                observed.subresource.to_string(),
-            ],
-            scope: observed.scope,
-            code: observed.code,
-            started: self.started,
-        };
-        resp.map(|body| {
-            Tracked {
-                inner: body,
-                _end: end,
-            }
-            .boxed()
+        track(resp, move |sent| {
+            crate::metrics::global()
+                .requests
+                .observe_size(&owned.observed(), sent);
         })
     }
 }
 
-/// Counts a watch when its response body is dropped (stream ended or
-/// client gone), and keeps it in the long-running gauge until then.
-struct WatchEnd {
-    long_running: LongRunningGuard,
+/// An `Observed` that outlives the request.
+struct Owned {
     verb: &'static str,
     dry_run: &'static str,
     /// group, version, resource, subresource.
     target: [String; 4],
     scope: &'static str,
     code: u16,
-    started: Instant,
 }
 
-impl Drop for WatchEnd {
-    fn drop(&mut self) {
+impl Owned {
+    fn from(o: &Observed<'_>) -> Owned {
+        Owned {
+            verb: o.verb,
+            dry_run: o.dry_run,
+            target: [
+                o.group.to_string(),
+                o.version.to_string(),
+                o.resource.to_string(),
+                o.subresource.to_string(),
+            ],
+            scope: o.scope,
+            code: o.code,
+        }
+    }
+
+    fn observed(&self) -> Observed<'_> {
         let [group, version, resource, subresource] = &self.target;
-        let observed = Observed {
+        Observed {
             verb: self.verb,
             dry_run: self.dry_run,
             group,
@@ -119,18 +127,37 @@ impl Drop for WatchEnd {
             subresource,
             scope: self.scope,
             code: self.code,
-        };
-        crate::metrics::global()
-            .requests
-            .observe(&observed, self.started.elapsed(), true, None);
-        let _ = &self.long_running;
+        }
     }
 }
 
-/// A body that carries its `WatchEnd` along.
+type OnEnd = Box<dyn FnOnce(u64) + Send + Sync>;
+
+/// `resp` with a body that calls `on_end` with the bytes sent when it is
+/// dropped (stream ended or client gone).
+fn track(resp: Response<Body>, on_end: impl FnOnce(u64) + Send + Sync + 'static) -> Response<Body> {
+    resp.map(|inner| {
+        Tracked {
+            inner,
+            sent: 0,
+            on_end: Some(Box::new(on_end)),
+        }
+        .boxed()
+    })
+}
+
 struct Tracked {
     inner: Body,
-    _end: WatchEnd,
+    sent: u64,
+    on_end: Option<OnEnd>,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        if let Some(on_end) = self.on_end.take() {
+            on_end(self.sent);
+        }
+    }
 }
 
 impl HttpBody for Tracked {
@@ -141,7 +168,13 @@ impl HttpBody for Tracked {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
+        let polled = Pin::new(&mut self.inner).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && let Some(data) = frame.data_ref()
+        {
+            self.sent += data.len() as u64;
+        }
+        polled
     }
 
     fn is_end_stream(&self) -> bool {

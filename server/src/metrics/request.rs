@@ -250,7 +250,35 @@ impl RequestMetrics {
         long_running: bool,
         size: Option<u64>,
     ) {
-        let series = KEY.with(|key| {
+        let series = self.series(o);
+        series.count.inc();
+        if long_running {
+            return;
+        }
+        let seconds = elapsed.as_secs_f64();
+        series.latency.observe(seconds);
+        series.sli.observe(seconds);
+        series.slo.observe(seconds);
+        if let Some(size) = size {
+            Self::size(&series, size);
+        }
+    }
+
+    /// Records the size of a response streamed after `observe` counted it.
+    pub fn observe_size(&self, o: &Observed<'_>, size: u64) {
+        Self::size(&self.series(o), size);
+    }
+
+    fn size(series: &Series, size: u64) {
+        if let Some(sizes) = &series.sizes {
+            #[allow(clippy::cast_precision_loss)]
+            sizes.observe(size as f64);
+        }
+    }
+
+    /// The series' handles, resolved on first use.
+    fn series(&self, o: &Observed<'_>) -> Series {
+        KEY.with(|key| {
             let mut key = key.borrow_mut();
             key.clear();
             let _ = write!(
@@ -267,19 +295,7 @@ impl RequestMetrics {
                 .entry(key.as_str().into())
                 .or_insert(series)
                 .clone()
-        });
-        series.count.inc();
-        if long_running {
-            return;
-        }
-        let seconds = elapsed.as_secs_f64();
-        series.latency.observe(seconds);
-        series.sli.observe(seconds);
-        series.slo.observe(seconds);
-        if let (Some(sizes), Some(size)) = (&series.sizes, size) {
-            #[allow(clippy::cast_precision_loss)]
-            sizes.observe(size as f64);
-        }
+        })
     }
 
     fn resolve(&self, o: &Observed<'_>) -> Series {
