@@ -15,6 +15,7 @@ use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
+use crate::metrics::metered::MeteredStorage;
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::authn::anonymous::Anonymous;
@@ -35,6 +36,23 @@ use crate::storage::embedded::Embedded;
 use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
+
+/// How often `apiserver_storage_objects` and `apiserver_storage_size_bytes`
+/// are refreshed.
+const STORAGE_COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `storage_cluster_id` of the embedded store: a stable FNV-1a hash of its
+/// data directory (etcd reports its cluster ID there).
+fn storage_cluster_id(config: &Config) -> String {
+    let dir = std::fs::canonicalize(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
+    let hash = dir
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{hash:016x}")
+}
 
 const HOOKS: [&str; 6] = [
     "bootstrap-namespaces",
@@ -262,6 +280,11 @@ pub async fn run(config: Config) -> Result<(), String> {
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
+    // Backend latency as kube's etcd request metrics, below encryption.
+    let backend: Arc<dyn Storage> = Arc::new(MeteredStorage::new(
+        backend,
+        &crate::metrics::global().storage,
+    ));
     let storage: Arc<dyn Storage> = Arc::new(match &encryption {
         Some(e) => TransformingStorage::shared(backend, e.transformers()),
         None => TransformingStorage::new(backend, Transformers::identity()),
@@ -313,6 +336,14 @@ pub async fn run(config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("bootstrap of namespaces failed: {e}"))?;
     health.hook_done("bootstrap-namespaces");
+    let storage_counts = tokio::spawn(crate::metrics::storage::track(
+        &crate::metrics::global().storage,
+        Arc::clone(&state.store.storage),
+        Arc::clone(&state.store.registry),
+        storage_cluster_id(&config),
+        STORAGE_COUNT_EVERY,
+        stop_rx.clone(),
+    ));
     let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
     health.hook_done("start-namespace-controller");
     let crds = controllers::crd::Controller::start(&state.store, &config.api_domain)
@@ -356,6 +387,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         let _ = s.await;
     }
     let _ = namespace_controller.await;
+    let _ = storage_counts.await;
     let _ = crd_controller.await;
     let _ = garbage_collector.await;
     let _ = service_accounts.await;

@@ -8,9 +8,11 @@
 pub mod auth;
 pub mod definition;
 pub mod labels;
+pub mod metered;
 pub mod process;
 pub mod registry;
 pub mod request;
+pub mod storage;
 
 use std::fmt::Debug;
 use std::sync::OnceLock;
@@ -30,6 +32,7 @@ pub struct Metrics {
     registry: RwLock<MetricsRegistry>,
     pub requests: RequestMetrics,
     pub authn: AuthnMetrics,
+    pub storage: storage::StorageMetrics,
 }
 
 impl Metrics {
@@ -40,11 +43,13 @@ impl Metrics {
         let mut registry = MetricsRegistry::new(CURRENT, show_hidden);
         let requests = RequestMetrics::register(&mut registry);
         let authn = AuthnMetrics::register(&mut registry);
+        let storage = storage::StorageMetrics::register(&mut registry);
         registry.register_collector(Box::new(process::ProcessCollector));
         Metrics {
             registry: RwLock::new(registry),
             requests,
             authn,
+            storage,
         }
     }
 

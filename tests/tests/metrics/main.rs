@@ -321,3 +321,45 @@ fn other_hidden_metrics_versions_are_refused_at_start() {
         assert!(!dir.path().join("data").exists(), "nothing written");
     }
 }
+
+#[test]
+fn storage_counts_sizes_and_latencies() {
+    let Some(py) = python() else { return };
+    let s = Server::start(&[]);
+    let before =
+        |page: &Page| page.value("apiserver_storage_objects", &[("resource", "configmaps")]);
+    let start = Page::parse(&py, &scrape(&s), false);
+    let baseline = before(&start);
+    for name in ["s1", "s2"] {
+        assert_eq!(s.post(CM, &configmap(name)).status, 201);
+    }
+    wait_until("the object count refresh", || {
+        before(&Page::parse(&py, &scrape(&s), false)) == baseline + 2.0
+    });
+    let page = Page::parse(&py, &scrape(&s), false);
+    assert_eq!(page.describe("apiserver_storage_objects").0, "gauge");
+    assert!(
+        page.describe("apiserver_storage_objects")
+            .1
+            .starts_with("[STABLE] Number of stored objects")
+    );
+    let sizes = page.samples("apiserver_storage_size_bytes", &[]);
+    assert_eq!(sizes.len(), 1);
+    assert!(sizes[0]["value"].as_f64().unwrap_or(0.0) > 0.0);
+    assert_eq!(
+        sizes[0]["labels"]["storage_cluster_id"]
+            .as_str()
+            .map(str::len),
+        Some(16)
+    );
+    let creates = [("operation", "create"), ("type", "configmaps")];
+    assert!(page.value("etcd_request_duration_seconds_count", &creates) >= 2.0);
+    assert_eq!(
+        page.describe("etcd_request_duration_seconds"),
+        (
+            "histogram".to_string(),
+            "[ALPHA] Etcd request latency in seconds for each operation and object type."
+                .to_string()
+        )
+    );
+}
