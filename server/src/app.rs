@@ -15,6 +15,7 @@ use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
+use crate::metrics::engine::EngineCollector;
 use crate::metrics::metered::MeteredStorage;
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
@@ -276,10 +277,15 @@ pub async fn run(config: Config) -> Result<(), String> {
         config.service_accounts.issuers.clone(),
     )?;
     let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
-    let backend: Arc<dyn Storage> = Arc::new(
+    let embedded = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
+    let engine_figures = Arc::clone(&embedded);
+    crate::metrics::global().register_collector(Box::new(EngineCollector::new(move || {
+        engine_figures.figures()
+    })));
+    let backend: Arc<dyn Storage> = embedded;
     // Backend latency as kube's etcd request metrics, below encryption.
     let backend: Arc<dyn Storage> = Arc::new(MeteredStorage::new(
         backend,

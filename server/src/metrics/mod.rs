@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod definition;
+pub mod engine;
 pub mod labels;
 pub mod metered;
 pub mod process;

@@ -352,6 +352,20 @@ fn storage_counts_sizes_and_latencies() {
             .map(str::len),
         Some(16)
     );
+    // The embedded engine's own figures.
+    assert!(page.value("cairn_engine_revision", &[]) >= 2.0);
+    assert!(page.value("cairn_engine_segments", &[]) >= 1.0);
+    assert!(page.value("cairn_engine_bytes", &[]) > 0.0);
+    assert!(page.value("cairn_engine_fsync_duration_seconds_count", &[]) >= 2.0);
+    assert!(page.value("cairn_engine_group_commit_size_count", &[]) >= 2.0);
+    assert_eq!(
+        page.describe("cairn_engine_fsync_duration_seconds"),
+        (
+            "histogram".to_string(),
+            "[ALPHA] Latency of the embedded store's fdatasync of a commit batch in seconds."
+                .to_string()
+        )
+    );
     let creates = [("operation", "create"), ("type", "configmaps")];
     assert!(page.value("etcd_request_duration_seconds_count", &creates) >= 2.0);
     assert_eq!(
