@@ -5,6 +5,7 @@
 //! through `global()`. Other parts plug their own families in with
 //! `register` / `register_collector`.
 
+pub mod admission;
 pub mod auth;
 pub mod definition;
 pub mod engine;
@@ -34,6 +35,7 @@ pub struct Metrics {
     pub requests: RequestMetrics,
     pub authn: AuthnMetrics,
     pub storage: storage::StorageMetrics,
+    pub admission: admission::AdmissionMetrics,
 }
 
 impl Metrics {
@@ -45,12 +47,14 @@ impl Metrics {
         let requests = RequestMetrics::register(&mut registry);
         let authn = AuthnMetrics::register(&mut registry);
         let storage = storage::StorageMetrics::register(&mut registry);
+        let admission = admission::AdmissionMetrics::register(&mut registry);
         registry.register_collector(Box::new(process::ProcessCollector));
         Metrics {
             registry: RwLock::new(registry),
             requests,
             authn,
             storage,
+            admission,
         }
     }
 

@@ -233,6 +233,35 @@ fn known_traffic_is_counted_as_kube_counts_it() {
             .is_none(),
         "hidden in 1.32"
     );
+    // Admission: the validating phase and its NamespaceLifecycle plugin.
+    let step = [
+        ("type", "validate"),
+        ("operation", "CREATE"),
+        ("rejected", "false"),
+    ];
+    assert!(
+        page.value(
+            "apiserver_admission_step_admission_duration_seconds_count",
+            &step
+        ) >= 5.0
+    );
+    let plugin = [
+        ("name", "NamespaceLifecycle"),
+        ("type", "validate"),
+        ("operation", "CREATE"),
+        ("rejected", "false"),
+    ];
+    assert!(
+        page.value(
+            "apiserver_admission_controller_admission_duration_seconds_count",
+            &plugin
+        ) >= 5.0
+    );
+    assert_eq!(
+        page.describe("apiserver_admission_step_admission_duration_seconds")
+            .0,
+        "histogram"
+    );
     for kind in ["readOnly", "mutating"] {
         assert_eq!(
             page.samples(
