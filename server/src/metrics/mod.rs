@@ -15,6 +15,7 @@ pub mod process;
 pub mod registry;
 pub mod request;
 pub mod storage;
+pub mod watch;
 
 use std::fmt::Debug;
 use std::sync::OnceLock;
@@ -36,6 +37,7 @@ pub struct Metrics {
     pub authn: AuthnMetrics,
     pub storage: storage::StorageMetrics,
     pub admission: admission::AdmissionMetrics,
+    pub watch: watch::WatchMetrics,
 }
 
 impl Metrics {
@@ -48,6 +50,7 @@ impl Metrics {
         let authn = AuthnMetrics::register(&mut registry);
         let storage = storage::StorageMetrics::register(&mut registry);
         let admission = admission::AdmissionMetrics::register(&mut registry);
+        let watch = watch::WatchMetrics::register(&mut registry);
         registry.register_collector(Box::new(process::ProcessCollector));
         Metrics {
             registry: RwLock::new(registry),
@@ -55,6 +58,7 @@ impl Metrics {
             authn,
             storage,
             admission,
+            watch,
         }
     }
 
