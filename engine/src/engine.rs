@@ -167,6 +167,7 @@ impl Engine {
             compaction: Mutex::new(()),
             closed: AtomicBool::new(false),
             failure: Mutex::new(None),
+            timings: crate::timings::Timings::default(),
             options,
         });
         for (exp, key, rev) in rec.expiring {
@@ -328,6 +329,13 @@ impl Engine {
     /// does so every `release_mapped_every`); see that option.
     pub fn release_mapped_pages(&self) {
         housekeeping::release_mapped_pages(self.shared());
+    }
+
+    /// Distributions of fsync latency, group-commit sizes and compaction
+    /// durations since open.
+    #[must_use]
+    pub fn timings(&self) -> &crate::timings::Timings {
+        &self.shared().timings
     }
 
     /// Counters describing the store.

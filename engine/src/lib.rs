@@ -50,6 +50,7 @@ mod segment;
 mod shared;
 pub mod snapshot;
 mod stats;
+pub mod timings;
 mod txn;
 mod watch;
 

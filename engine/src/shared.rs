@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     /// Set when the writer stopped on an I/O error: the engine then refuses
     /// writes rather than acknowledge anything it could not make durable.
     pub failure: Mutex<Option<String>>,
+    /// What commits and compactions took (read by whoever reports metrics).
+    pub timings: crate::timings::Timings,
 }
 
 impl Shared {

@@ -15,6 +15,9 @@ use crate::api::store::Store;
 use crate::config::Config;
 use crate::controllers;
 use crate::http::{self, Endpoint, health::Health, openapi};
+use crate::metrics::engine::EngineCollector;
+use crate::metrics::metered::MeteredStorage;
+use crate::metrics::operations::OperationsCollector;
 use crate::request::Pipeline;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::audit::Auditor;
@@ -37,6 +40,23 @@ use crate::storage::embedded::Embedded;
 use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
+
+/// How often `apiserver_storage_objects` and `apiserver_storage_size_bytes`
+/// are refreshed.
+const STORAGE_COUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `storage_cluster_id` of the embedded store: a stable FNV-1a hash of its
+/// data directory (etcd reports its cluster ID there).
+fn storage_cluster_id(config: &Config) -> String {
+    let dir = std::fs::canonicalize(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
+    let hash = dir
+        .to_string_lossy()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    format!("{hash:016x}")
+}
 
 const HOOKS: [&str; 7] = [
     "bootstrap-namespaces",
@@ -253,6 +273,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let config = Arc::new(config);
     config.feature_gates.log_warnings();
     kinds::versions::enablement(&config)?;
+    crate::metrics::install(config.show_hidden_metrics);
     // Read first: invalid flags, keys, --authentication-config or
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
@@ -268,10 +289,20 @@ pub async fn run(config: Config) -> Result<(), String> {
         config.service_accounts.issuers.clone(),
     )?;
     let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
-    let backend: Arc<dyn Storage> = Arc::new(
+    let embedded = Arc::new(
         Embedded::open(&config.data_dir)
             .map_err(|e| format!("cannot open the data directory: {e}"))?,
     );
+    let engine_figures = Arc::clone(&embedded);
+    crate::metrics::global().register_collector(Box::new(EngineCollector::new(move || {
+        engine_figures.figures()
+    })));
+    let backend: Arc<dyn Storage> = embedded;
+    // Backend latency as kube's etcd request metrics, below encryption.
+    let backend: Arc<dyn Storage> = Arc::new(MeteredStorage::new(
+        backend,
+        &crate::metrics::global().storage,
+    ));
     let storage: Arc<dyn Storage> = Arc::new(match &encryption {
         Some(e) => TransformingStorage::shared(backend, e.transformers()),
         None => TransformingStorage::new(backend, Transformers::identity()),
@@ -312,6 +343,11 @@ pub async fn run(config: Config) -> Result<(), String> {
         token_issuer,
         auditor: auditor.clone(),
     });
+    crate::metrics::global().register_collector(Box::new(OperationsCollector {
+        registry: Arc::clone(&state.store.registry),
+        inflight: Arc::clone(&state.overload.inflight),
+        auditor: auditor.clone(),
+    }));
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
     let endpoints = endpoints(
         &config,
@@ -325,6 +361,14 @@ pub async fn run(config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("bootstrap of namespaces failed: {e}"))?;
     health.hook_done("bootstrap-namespaces");
+    let storage_counts = tokio::spawn(crate::metrics::storage::track(
+        &crate::metrics::global().storage,
+        Arc::clone(&state.store.storage),
+        Arc::clone(&state.store.registry),
+        storage_cluster_id(&config),
+        STORAGE_COUNT_EVERY,
+        stop_rx.clone(),
+    ));
     let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
     health.hook_done("start-namespace-controller");
     let crds = controllers::crd::Controller::start(&state.store, &config.api_domain)
@@ -370,6 +414,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         let _ = s.await;
     }
     let _ = namespace_controller.await;
+    let _ = storage_counts.await;
     let _ = crd_controller.await;
     let _ = garbage_collector.await;
     let _ = service_accounts.await;

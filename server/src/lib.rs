@@ -9,6 +9,7 @@ pub mod config;
 pub mod controllers;
 pub mod http;
 pub mod logging;
+pub mod metrics;
 pub mod request;
 pub mod storage;
 pub mod tls;

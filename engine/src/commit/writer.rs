@@ -73,6 +73,7 @@ impl Writer {
     }
 
     fn process(&mut self, batch: Vec<Pending>) {
+        self.shared.timings.group_commit.record(batch.len() as u64);
         let mut plans = Vec::with_capacity(batch.len());
         let mut overlay = Overlay::new();
         let mut io_error = None;
@@ -119,7 +120,9 @@ impl Writer {
             self.buf.clear();
         }
         if self.shared.options.sync == SyncMode::Full {
+            let started = std::time::Instant::now();
             self.active.sync()?;
+            self.shared.timings.fsync.record_duration(started.elapsed());
         }
         self.active.publish();
         Ok(())

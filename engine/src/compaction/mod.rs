@@ -31,6 +31,14 @@ pub(crate) fn compact(shared: &Shared, at: u64) -> Result<()> {
     if at <= shared.compacted() {
         return Ok(());
     }
+    let started = std::time::Instant::now();
+    let result = compact_locked(shared, at);
+    shared.timings.compaction.record_duration(started.elapsed());
+    result
+}
+
+/// The pass itself, under the compaction lock.
+fn compact_locked(shared: &Shared, at: u64) -> Result<()> {
     {
         let mut m = shared.manifest.lock();
         let mut next = m.clone();

@@ -119,6 +119,15 @@ pub struct Flags {
     pub overload: OverloadFlags,
     #[command(flatten)]
     pub audit: AuditFlags,
+    /// The previous minor version (the only value accepted) for which to show
+    /// metrics hidden by their deprecation, e.g. `1.31`.
+    #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
+    pub show_hidden_metrics_for_version: String,
+}
+
+fn show_hidden_metrics_version(value: &str) -> Result<String, String> {
+    crate::metrics::definition::validate_show_hidden(value, crate::metrics::definition::CURRENT)
+        .map(|()| value.to_string())
 }
 
 /// The running configuration.
@@ -154,6 +163,8 @@ pub struct Config {
     pub encryption: EncryptionFlags,
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
+    /// `--show-hidden-metrics-for-version` was given (validated at parse).
+    pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
     /// serves, else the plain port's (port 0 picks one).
     pub bound: Mutex<Option<SocketAddr>>,
@@ -188,6 +199,7 @@ impl From<Flags> for Config {
             encryption: f.encryption,
             overload: f.overload,
             audit: f.audit,
+            show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }
     }

@@ -11,7 +11,9 @@ pub mod discovery;
 pub mod encode;
 pub mod etag;
 pub mod health;
+pub mod instrument;
 pub mod issuer_discovery;
+pub mod metrics;
 pub mod negotiate;
 pub mod openapi;
 pub mod params;
@@ -181,6 +183,9 @@ async fn respond(
             state.store.storage.as_ref(),
         );
     }
+    if route == Route::Metrics && req.method() == Method::GET {
+        return metrics::serve(accept.as_deref());
+    }
     if req.method() == Method::GET {
         let domain = &state.config.api_domain;
         let registry = &state.store.registry;
@@ -219,7 +224,15 @@ async fn respond(
                 authorizers: Arc::clone(&conn.pipeline.authorizers),
                 audit: trail.context().clone(),
             };
-            return resource::handle(&state, req, target, call, query, writer).await;
+            let content_type = req
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok());
+            let dry_run =
+                crate::metrics::labels::dry_run(query.all("dryRun").iter().map(String::as_str));
+            let measured = instrument::Measured::start(&info, target, content_type, dry_run);
+            let resp = resource::handle(&state, req, target, call, query, writer).await;
+            return measured.finish(resp);
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {
             action: req.method().to_string(),
@@ -233,9 +246,11 @@ async fn respond(
         Route::GroupResources { group, version } => {
             discovery::resources(registry, &group, &version)
         }
-        Route::Health { .. } | Route::OpenIdConfiguration | Route::Jwks | Route::NotFound => {
-            Err(ApiError::PathNotFound)
-        }
+        Route::Health { .. }
+        | Route::Metrics
+        | Route::OpenIdConfiguration
+        | Route::Jwks
+        | Route::NotFound => Err(ApiError::PathNotFound),
     };
     match doc {
         Ok(v) => writer.object(200, &v, &[]),

@@ -13,6 +13,8 @@ pub enum Route<'a> {
         check: Option<String>,
     },
     Version,
+    /// `/metrics`
+    Metrics,
     /// `/api`
     CoreVersions,
     /// `/api/v1`
@@ -59,6 +61,7 @@ pub fn route(info: &RequestInfo) -> Route<'_> {
             }
         }
         ["version"] => Route::Version,
+        ["metrics"] => Route::Metrics,
         [".well-known", "openid-configuration"] => Route::OpenIdConfiguration,
         ["openid", "v1", "jwks"] => Route::Jwks,
         ["api"] => Route::CoreVersions,
@@ -114,6 +117,7 @@ mod tests {
         assert!(routes("/api", &Route::CoreVersions));
         assert!(routes("/apis", &Route::Groups));
         assert!(routes("/version", &Route::Version));
+        assert!(routes("/metrics", &Route::Metrics));
         assert!(routes(
             "/.well-known/openid-configuration",
             &Route::OpenIdConfiguration

@@ -21,6 +21,7 @@ use crate::http::body::{Body, Gathered, channel};
 use crate::http::encode::{json, protobuf};
 use crate::http::negotiate::Encoding;
 use crate::http::params::Query;
+use crate::metrics::watch::WatchEvents;
 use crate::request::overload::deadline;
 use crate::storage::{Event, KeyValue, StorageError};
 
@@ -101,9 +102,14 @@ pub async fn serve(
             + watcher
                 .timeout
                 .unwrap_or(Duration::from_secs(3600 * 24 * 365));
+        let sent = crate::metrics::global()
+            .watch
+            .for_kind(&kind.group, &kind.version, &kind.kind);
         let mut chunk = Vec::new();
         for kv in &watcher.initial {
+            let before = chunk.len();
             frame(&kind, framing, &mut chunk, EventType::Added, kv);
+            sent.sent(chunk.len() - before);
         }
         if let Some(end) = watcher.initial_events_end() {
             chunk.extend_from_slice(&line(&kind, framing, EventType::Bookmark, &end));
@@ -129,6 +135,7 @@ pub async fn serve(
         let encoder = BatchEncoder {
             watcher: &watcher,
             framing,
+            sent: &sent,
         };
         loop {
             tokio::select! {
@@ -181,6 +188,8 @@ pub async fn serve(
 struct BatchEncoder<'a> {
     watcher: &'a Watcher,
     framing: Framing,
+    /// Counts each event sent, with its size.
+    sent: &'a WatchEvents,
 }
 
 impl BatchEncoder<'_> {
@@ -219,10 +228,14 @@ impl BatchEncoder<'_> {
                 .every
                 .get_or_init(|| EncodedBatch::new(self.watcher, self.framing, events.all()));
             if events.is_whole() {
+                for frame in &encoded.frames {
+                    self.sent.sent(frame.len());
+                }
                 return Some(encoded.whole.clone());
             }
             let mut out = Vec::new();
             for (i, _) in events.iter_indexed() {
+                self.sent.sent(encoded.frames[i].len());
                 out.extend_from_slice(&encoded.frames[i]);
             }
             return Some(Bytes::from(out));
@@ -245,6 +258,7 @@ impl BatchEncoder<'_> {
                 }
                 Bytes::from(one)
             });
+            self.sent.sent(frame.len());
             out.extend_from_slice(frame);
         }
         Some(Bytes::from(out))

@@ -67,7 +67,10 @@ impl Pipeline {
         api_domain: &str,
         trail: &mut Trail,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let requester = match self.authenticators.authenticate(head).await {
+        let started = std::time::Instant::now();
+        let authenticated = self.authenticators.authenticate(head).await;
+        record_authentication(&authenticated, started.elapsed());
+        let requester = match authenticated {
             Ok(user) => user,
             Err(e) => {
                 trail.authentication_failed(info);
@@ -103,4 +106,17 @@ impl Pipeline {
         trail.authorized(&verdict);
         authz::conclude(&attrs, &verdict)
     }
+}
+
+/// kube's authentication metrics for one attempt.
+fn record_authentication(result: &Result<Arc<UserInfo>, ApiError>, elapsed: std::time::Duration) {
+    use crate::metrics::auth::Outcome;
+    let (outcome, user) = match result {
+        Ok(user) => (Outcome::Success, Some(user.name.as_str())),
+        Err(ApiError::Unauthorized) => (Outcome::Failure, None),
+        Err(_) => (Outcome::Error, None),
+    };
+    crate::metrics::global()
+        .authn
+        .observe(outcome, elapsed, user);
 }

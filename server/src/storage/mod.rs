@@ -13,6 +13,7 @@ pub mod conformance;
 pub mod embedded;
 pub mod encryption;
 pub mod error;
+pub mod figures;
 pub mod kms;
 pub mod reply;
 pub mod transform;

@@ -7,6 +7,7 @@
 //! with maxbackup, and bad policies or flags refused with one line.
 
 mod access;
+mod deprecated;
 mod levels;
 mod log_file;
 

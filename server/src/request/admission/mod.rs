@@ -17,12 +17,14 @@
 pub mod namespace_lifecycle;
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::Value;
 
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::store::{DeleteOptions, Subresource, WriteOptions};
+use crate::metrics::admission::Step;
 use crate::request::user::{UserInfo, api_server};
 use crate::storage::{Guard, Revision, Txn};
 use crate::util::maybe_async::MaybeAsync;
@@ -268,10 +270,27 @@ impl Chain {
         attrs: &Attributes<'_>,
         mut object: Option<&mut Value>,
     ) -> Result<(), ApiError> {
+        let metrics = &crate::metrics::global().admission;
+        let operation = attrs.operation.as_str();
+        let phase = Instant::now();
+        let mut outcome = Ok(());
         for plugin in self.mutating.iter().filter(|p| p.handles(attrs.operation)) {
-            plugin.admit(attrs, object.as_deref_mut()).resolve().await?;
+            let started = Instant::now();
+            outcome = plugin.admit(attrs, object.as_deref_mut()).resolve().await;
+            let rejected = outcome.is_err();
+            metrics.observe_controller(
+                plugin.name(),
+                Step::Admit,
+                operation,
+                rejected,
+                started.elapsed(),
+            );
+            if rejected {
+                break;
+            }
         }
-        Ok(())
+        metrics.observe_step(Step::Admit, operation, outcome.is_err(), phase.elapsed());
+        outcome
     }
 
     /// The validating phase: the records to guard the commit on, or the
@@ -281,15 +300,32 @@ impl Chain {
         attrs: &Attributes<'_>,
         object: Option<&Value>,
     ) -> Result<Pins, ApiError> {
+        let metrics = &crate::metrics::global().admission;
+        let operation = attrs.operation.as_str();
+        let phase = Instant::now();
         let mut pins = Pins::default();
+        let mut outcome = Ok(());
         for plugin in self
             .validating
             .iter()
             .filter(|p| p.handles(attrs.operation))
         {
-            plugin.validate(attrs, object, &mut pins).resolve().await?;
+            let started = Instant::now();
+            outcome = plugin.validate(attrs, object, &mut pins).resolve().await;
+            let rejected = outcome.is_err();
+            metrics.observe_controller(
+                plugin.name(),
+                Step::Validate,
+                operation,
+                rejected,
+                started.elapsed(),
+            );
+            if rejected {
+                break;
+            }
         }
-        Ok(pins)
+        metrics.observe_step(Step::Validate, operation, outcome.is_err(), phase.elapsed());
+        outcome.map(|()| pins)
     }
 }
 

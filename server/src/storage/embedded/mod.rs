@@ -13,11 +13,37 @@ use std::sync::Arc;
 use cairn_engine::{Engine, Options};
 use parking_lot::Mutex;
 
+use crate::storage::figures::{BackendFigures, Spread};
 use crate::storage::{
     Committed, GetResult, KeyRange, RangeOptions, RangeResult, Reply, Revision, Status, Storage,
     StorageError, Txn, Watch,
 };
 use convert::{engine_revision, error, revision};
+
+/// Engine durations are in microseconds; metrics report seconds.
+const MICROS: f64 = 1_000_000.0;
+
+/// A cumulative engine distribution as per-bucket counts scaled by `unit`.
+#[allow(clippy::cast_precision_loss)]
+fn spread(d: &cairn_engine::timings::DistributionSnapshot, unit: f64) -> Spread {
+    let mut below = 0;
+    let mut buckets: Vec<(f64, u64)> = d
+        .buckets
+        .iter()
+        .map(|&(bound, cumulative)| {
+            let here = cumulative - below;
+            below = cumulative;
+            (bound as f64 / unit, here)
+        })
+        .collect();
+    // OpenMetrics wants the +Inf bucket written out.
+    buckets.push((f64::INFINITY, d.count - below));
+    Spread {
+        buckets,
+        count: d.count,
+        sum: d.sum as f64 / unit,
+    }
+}
 
 /// cairn-engine behind the `Storage` trait.
 pub struct Embedded {
@@ -43,6 +69,24 @@ impl Embedded {
             engine: Mutex::new(Some(engine.clone())),
             handle: engine,
         })
+    }
+
+    /// The engine's counters and distributions, in the server's types.
+    #[must_use]
+    pub fn figures(&self) -> BackendFigures {
+        let stats = self.handle.stats();
+        let timings = self.handle.timings();
+        BackendFigures {
+            current_revision: stats.current_revision.get(),
+            compacted_revision: stats.compacted_revision.get(),
+            segments: stats.segments,
+            bytes: stats.bytes_on_disk,
+            live_keys: stats.live_keys,
+            watchers: stats.live_watchers,
+            fsync_seconds: spread(&timings.fsync.snapshot(), MICROS),
+            group_commit_size: spread(&timings.group_commit.snapshot(), 1.0),
+            compaction_seconds: spread(&timings.compaction.snapshot(), MICROS),
+        }
     }
 
     fn range_now(&self, range: KeyRange, opts: RangeOptions) -> Result<RangeResult, StorageError> {

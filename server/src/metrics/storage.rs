@@ -1,0 +1,209 @@
+//! Storage metrics: `apiserver_storage_objects` per resource and
+//! `apiserver_storage_size_bytes`, refreshed by a background task (as kube
+//! refreshes its object counts), and kube's etcd request latency
+//! (`etcd_request_duration_seconds{operation,type}`) recorded by
+//! `MeteredStorage` around whichever backend serves.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::RwLock;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+
+use super::definition::Definition;
+use super::registry::MetricsRegistry;
+use crate::api::registry::Registry;
+use crate::storage::Storage;
+use crate::storage::types::{KeyRange, RangeOptions};
+
+const OBJECTS: Definition = Definition::stable(
+    "apiserver_storage_objects",
+    "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
+);
+const SIZE: Definition = Definition::stable(
+    "apiserver_storage_size_bytes",
+    "Size of the storage database file physically allocated in bytes.",
+);
+const LATENCY: Definition = Definition::alpha(
+    "etcd_request_duration_seconds",
+    "Etcd request latency in seconds for each operation and object type.",
+);
+
+/// kube's etcd request latency buckets.
+const LATENCY_BUCKETS: [f64; 23] = [
+    0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0,
+    10.0, 15.0, 20.0, 30.0, 45.0, 60.0,
+];
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResourceLabel {
+    resource: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClusterLabel {
+    storage_cluster_id: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabels {
+    operation: &'static str,
+    r#type: String,
+}
+
+thread_local! {
+    static KEY: RefCell<String> = RefCell::new(String::with_capacity(64));
+}
+
+/// The storage metrics.
+pub struct StorageMetrics {
+    objects: Family<ResourceLabel, Gauge>,
+    size: Family<ClusterLabel, Gauge>,
+    latency: Family<OperationLabels, Histogram, fn() -> Histogram>,
+    /// Histogram handles by `operation\0type`.
+    series: RwLock<HashMap<Box<str>, Histogram>>,
+    /// Collection prefixes (`/registry/configmaps/`) → their `type` label.
+    prefixes: RwLock<HashMap<String, String>>,
+}
+
+impl StorageMetrics {
+    pub fn register(registry: &mut MetricsRegistry) -> StorageMetrics {
+        let metrics = StorageMetrics {
+            objects: Family::default(),
+            size: Family::default(),
+            latency: Family::new_with_constructor(|| Histogram::new(LATENCY_BUCKETS)),
+            series: RwLock::default(),
+            prefixes: RwLock::default(),
+        };
+        registry.register(OBJECTS, metrics.objects.clone());
+        registry.register(SIZE, metrics.size.clone());
+        registry.register(LATENCY, metrics.latency.clone());
+        metrics
+    }
+
+    /// Counts every stored resource's objects and reads the backend's size.
+    pub async fn refresh(&self, storage: &dyn Storage, registry: &Registry, cluster_id: &str) {
+        let mut prefixes = HashMap::new();
+        let mut seen = HashSet::new();
+        for kind in registry.storage_kinds() {
+            let resource = resource_label(&kind.group, &kind.resource);
+            prefixes.insert(kind.storage.prefix.clone(), resource.clone());
+            if !seen.insert(resource.clone()) {
+                continue;
+            }
+            let opts = RangeOptions {
+                count_only: true,
+                ..RangeOptions::default()
+            };
+            let count = match storage
+                .range(KeyRange::prefix(kind.storage.prefix.as_bytes()), opts)
+                .resolve()
+                .await
+            {
+                Ok(r) => i64::try_from(r.count).unwrap_or(i64::MAX),
+                Err(_) => -1,
+            };
+            self.objects
+                .get_or_create(&ResourceLabel { resource })
+                .set(count);
+        }
+        *self.prefixes.write() = prefixes;
+        if let Ok(status) = storage.status().resolve().await {
+            let label = ClusterLabel {
+                storage_cluster_id: cluster_id.to_string(),
+            };
+            self.size
+                .get_or_create(&label)
+                .set(i64::try_from(status.size_bytes).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Records one backend request on `key` (its collection names `type`).
+    pub fn observe(&self, operation: &'static str, key: &[u8], elapsed: Duration) {
+        let histogram = KEY.with(|buf| {
+            let mut buf = buf.borrow_mut();
+            buf.clear();
+            let kind = self.type_of(key);
+            let _ = write!(buf, "{operation}\0{kind}");
+            if let Some(h) = self.series.read().get(buf.as_str()) {
+                return h.clone();
+            }
+            let labels = OperationLabels {
+                operation,
+                r#type: kind,
+            };
+            let h = self.latency.get_or_create_owned(&labels);
+            self.series
+                .write()
+                .entry(buf.as_str().into())
+                .or_insert(h)
+                .clone()
+        });
+        histogram.observe(elapsed.as_secs_f64());
+    }
+
+    /// The `type` of a key: its resource when the key lies in a known
+    /// collection, else its first segment after `/registry/`.
+    fn type_of(&self, key: &[u8]) -> String {
+        let key = String::from_utf8_lossy(key);
+        let prefixes = self.prefixes.read();
+        let mut end = 0;
+        for (i, _) in key.match_indices('/') {
+            end = i + 1;
+            if let Some(kind) = prefixes.get(&key[..end]) {
+                return kind.clone();
+            }
+            if key[..end].matches('/').count() > 4 {
+                break;
+            }
+        }
+        let rest = key.strip_prefix("/registry/").unwrap_or(&key[..end]);
+        rest.split('/').next().unwrap_or_default().to_string()
+    }
+}
+
+/// kube's `resource` label: `configmaps`, `deployments.apps`.
+fn resource_label(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+/// Refreshes the object counts and size every `every` until `stop` flips.
+pub async fn track(
+    metrics: &'static StorageMetrics,
+    storage: Arc<dyn Storage>,
+    registry: Arc<Registry>,
+    cluster_id: String,
+    every: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        metrics
+            .refresh(storage.as_ref(), &registry, &cluster_id)
+            .await;
+        tokio::select! {
+            () = tokio::time::sleep(every) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_labels_name_the_group() {
+        assert_eq!(resource_label("", "configmaps"), "configmaps");
+        assert_eq!(resource_label("apps", "deployments"), "deployments.apps");
+    }
+}
