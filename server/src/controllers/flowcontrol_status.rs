@@ -4,17 +4,17 @@
 //! does not. kubectl shows it as the `MissingPL` column.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
-use crate::api::error::ApiError;
-use crate::api::informer::{Cache, Informer, KeyValue, Update};
+use crate::api::informer::{Cache, KeyValue};
 use crate::api::kind::KindSpec;
 use crate::api::kinds::flowcontrol_bootstrap::Bootstrap;
 use crate::api::object;
 use crate::api::store::{Store, Subresource};
 use crate::app::AppState;
+use crate::controllers::paired::Paired;
 use crate::util::time;
 
 /// What the controller keeps of a FlowSchema.
@@ -140,20 +140,6 @@ async fn sweep(
     again
 }
 
-fn absorb<T>(cache: &mut Cache<T>, update: Option<Result<Update, ApiError>>) -> bool {
-    match update {
-        Some(Ok(update)) => {
-            cache.apply(update);
-            true
-        }
-        Some(Err(e)) => {
-            tracing::warn!(error = %e, "listing for the flow-control status controller failed; retrying");
-            false
-        }
-        None => true,
-    }
-}
-
 /// Runs until the server stops.
 pub async fn run(state: Arc<AppState>) {
     let store = &state.store;
@@ -165,39 +151,20 @@ pub async fn run(state: Arc<AppState>) {
     else {
         return;
     };
-    let mut schema_informer = Informer::for_kind(store, &schema_kind);
-    let mut level_informer = Informer::for_kind(store, &level_kind);
-    let mut schemas = Cache::new(schema);
-    let mut levels = Cache::new(level);
-    let mut shutdown = state.shutdown.clone();
-    let mut again = false;
+    let mut pair = Paired::new(
+        store,
+        (&schema_kind, schema),
+        (&level_kind, level),
+        state.shutdown.clone(),
+        "flow-control status controller",
+    );
     loop {
-        while let Some(update) = schema_informer.try_next() {
-            again |= !absorb(&mut schemas, Some(update));
+        if pair.catch_up() {
+            let again = sweep(store, &schema_kind, &pair.first, &pair.second).await;
+            pair.swept(again);
         }
-        while let Some(update) = level_informer.try_next() {
-            again |= !absorb(&mut levels, Some(update));
-        }
-        let synced = schemas.is_synced() && levels.is_synced();
-        if synced {
-            again = sweep(store, &schema_kind, &schemas, &levels).await;
-        }
-        let pause = if again || !synced {
-            Duration::from_millis(500)
-        } else {
-            Duration::from_secs(60)
-        };
-        tokio::select! {
-            update = schema_informer.next() => {
-                if update.is_none() { return; }
-                again |= !absorb(&mut schemas, update);
-            }
-            update = level_informer.next() => {
-                if update.is_none() { return; }
-                again |= !absorb(&mut levels, update);
-            }
-            () = tokio::time::sleep(pause) => {}
-            _ = shutdown.changed() => return,
+        if !pair.wait().await {
+            return;
         }
     }
 }

@@ -10,5 +10,6 @@ pub mod flowcontrol;
 pub mod flowcontrol_status;
 pub mod gc;
 pub mod namespace;
+pub mod paired;
 pub mod rbac;
 pub mod service_account;

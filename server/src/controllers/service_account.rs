@@ -3,18 +3,18 @@
 //! not terminating, and created again when deleted.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::json;
 
 use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
-use crate::api::informer::{Cache, Informer, KeyValue, Update};
+use crate::api::informer::{Cache, KeyValue};
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::object;
 use crate::api::store::{Store, WriteOptions};
 use crate::app::AppState;
+use crate::controllers::paired::Paired;
 
 /// The service account every namespace has.
 pub const DEFAULT: &str = "default";
@@ -88,21 +88,6 @@ async fn sweep(
     again
 }
 
-/// Applies what an informer reported; `false` when its list failed.
-fn absorb<T>(cache: &mut Cache<T>, update: Option<Result<Update, ApiError>>) -> bool {
-    match update {
-        Some(Ok(update)) => {
-            cache.apply(update);
-            true
-        }
-        Some(Err(e)) => {
-            tracing::warn!(error = %e, "listing for the service-account controller failed; retrying");
-            false
-        }
-        None => true,
-    }
-}
-
 /// Runs until the server stops.
 pub async fn run(state: Arc<AppState>) {
     let store = &state.store;
@@ -113,39 +98,20 @@ pub async fn run(state: Arc<AppState>) {
             .expect("core kinds are built in")
     };
     let (ns_kind, sa_kind) = (lookup("namespaces"), lookup("serviceaccounts"));
-    let mut ns_informer = Informer::for_kind(store, &ns_kind);
-    let mut sa_informer = Informer::for_kind(store, &sa_kind);
-    let mut namespaces = Cache::new(namespace);
-    let mut accounts = Cache::new(default_account);
-    let mut shutdown = state.shutdown.clone();
-    let mut again = false;
+    let mut pair = Paired::new(
+        store,
+        (&ns_kind, namespace),
+        (&sa_kind, default_account),
+        state.shutdown.clone(),
+        "service-account controller",
+    );
     loop {
-        while let Some(update) = ns_informer.try_next() {
-            again |= !absorb(&mut namespaces, Some(update));
+        if pair.catch_up() {
+            let again = sweep(store, &sa_kind, &pair.first, &pair.second).await;
+            pair.swept(again);
         }
-        while let Some(update) = sa_informer.try_next() {
-            again |= !absorb(&mut accounts, Some(update));
-        }
-        let synced = namespaces.is_synced() && accounts.is_synced();
-        if synced {
-            again = sweep(store, &sa_kind, &namespaces, &accounts).await;
-        }
-        let pause = if again || !synced {
-            Duration::from_millis(500)
-        } else {
-            Duration::from_secs(60)
-        };
-        tokio::select! {
-            update = ns_informer.next() => {
-                if update.is_none() { return; }
-                again |= !absorb(&mut namespaces, update);
-            }
-            update = sa_informer.next() => {
-                if update.is_none() { return; }
-                again |= !absorb(&mut accounts, update);
-            }
-            () = tokio::time::sleep(pause) => {}
-            _ = shutdown.changed() => return,
+        if !pair.wait().await {
+            return;
         }
     }
 }
