@@ -19,7 +19,7 @@ use crate::request::audit::{AUDIT_ID_HEADER, Trail};
 
 /// The `Audit-Id` header of the trail's request.
 #[must_use]
-pub fn id_header(trail: &Trail) -> Option<(header::HeaderName, HeaderValue)> {
+fn id_header(trail: &Trail) -> Option<(header::HeaderName, HeaderValue)> {
     let value = HeaderValue::from_str(trail.id()).ok()?;
     Some((header::HeaderName::from_static(AUDIT_ID_HEADER), value))
 }

@@ -44,8 +44,7 @@ pub use serve::{Connection, Endpoint, serve};
 
 /// Handles one request on `conn`, audited from arrival to answer: a
 /// long-running one as it comes, any other within its deadline (504 past
-/// it, while the work itself runs on to its end, as kube-apiserver's
-/// timeout filter lets it).
+/// it).
 pub async fn handle(
     state: Arc<AppState>,
     conn: Arc<Connection>,
@@ -92,24 +91,19 @@ pub async fn handle(
         )
         .await;
     }
-    // A 504 carries the request's audit ID too; its audit event is written
-    // when the work ends, with the answer the work came to.
-    let audit_id = audited::id_header(&trail);
-    let served = tokio::spawn(async move {
-        let resp = respond(state, &conn, req, query, info, &mut trail).await;
-        audited::finish(trail, resp, false).await
-    });
-    let mut resp = match tokio::time::timeout_at(due, served).await {
-        Ok(Ok(resp)) => return resp,
-        Ok(Err(_)) => {
-            Writer::default().error(&ApiError::Internal("the request's handler failed".into()))
-        }
-        Err(_) => Writer::default().error(&deadline::timed_out()),
-    };
-    if let Some((name, value)) = audit_id {
-        resp.headers_mut().insert(name, value);
-    }
-    resp
+    // Past the deadline the request's work is dropped at its next await,
+    // as when a client goes away: a write already handed to storage still
+    // lands (as kube-apiserver's work may finish after its 504). Run in
+    // place, not on a task of its own: moving the whole request future to
+    // a new task cost more than the rest of the deadline's bookkeeping.
+    let resp =
+        match tokio::time::timeout_at(due, respond(state, &conn, req, query, info, &mut trail))
+            .await
+        {
+            Ok(resp) => resp,
+            Err(_) => Writer::default().error(&deadline::timed_out()),
+        };
+    audited::finish(trail, resp, false).await
 }
 
 /// Authenticates, authorizes and admits (in-flight limits) a request,

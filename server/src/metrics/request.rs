@@ -208,7 +208,9 @@ pub struct RequestMetrics {
     sizes: HistogramFamily<TargetLabels>,
     longrunning: Family<TargetLabels, Gauge>,
     inflight: Arc<Inflight>,
-    series: RwLock<HashMap<Box<str>, Series>>,
+    /// Keyed with foldhash: the key is ours, not an attacker's, and SipHash
+    /// was most of a lookup.
+    series: RwLock<HashMap<Box<str>, Series, foldhash::fast::RandomState>>,
 }
 
 thread_local! {

@@ -6,7 +6,6 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -67,9 +66,9 @@ pub struct StorageMetrics {
     size: Family<ClusterLabel, Gauge>,
     latency: Family<OperationLabels, Histogram, fn() -> Histogram>,
     /// Histogram handles by `operation\0type`.
-    series: RwLock<HashMap<Box<str>, Histogram>>,
+    series: RwLock<HashMap<Box<str>, Histogram, foldhash::fast::RandomState>>,
     /// Collection prefixes (`/registry/configmaps/`) → their `type` label.
-    prefixes: RwLock<HashMap<String, String>>,
+    prefixes: RwLock<HashMap<String, String, foldhash::fast::RandomState>>,
 }
 
 impl StorageMetrics {
@@ -89,7 +88,7 @@ impl StorageMetrics {
 
     /// Counts every stored resource's objects and reads the backend's size.
     pub async fn refresh(&self, storage: &dyn Storage, registry: &Registry, cluster_id: &str) {
-        let mut prefixes = HashMap::new();
+        let mut prefixes = HashMap::default();
         let mut seen = HashSet::new();
         for kind in registry.storage_kinds() {
             let resource = resource_label(&kind.group, &kind.resource);
@@ -129,14 +128,15 @@ impl StorageMetrics {
         let histogram = KEY.with(|buf| {
             let mut buf = buf.borrow_mut();
             buf.clear();
-            let kind = self.type_of(key);
-            let _ = write!(buf, "{operation}\0{kind}");
+            buf.push_str(operation);
+            buf.push('\0');
+            self.push_type(key, &mut buf);
             if let Some(h) = self.series.read().get(buf.as_str()) {
                 return h.clone();
             }
             let labels = OperationLabels {
                 operation,
-                r#type: kind,
+                r#type: buf[operation.len() + 1..].to_string(),
             };
             let h = self.latency.get_or_create_owned(&labels);
             self.series
@@ -148,23 +148,25 @@ impl StorageMetrics {
         histogram.observe(elapsed.as_secs_f64());
     }
 
-    /// The `type` of a key: its resource when the key lies in a known
-    /// collection, else its first segment after `/registry/`.
-    fn type_of(&self, key: &[u8]) -> String {
+    /// Appends the `type` of a key: its resource when the key lies in a
+    /// known collection, else its first segment after `/registry/`.
+    fn push_type(&self, key: &[u8], out: &mut String) {
         let key = String::from_utf8_lossy(key);
         let prefixes = self.prefixes.read();
         let mut end = 0;
-        for (i, _) in key.match_indices('/') {
+        for (depth, (i, _)) in key.match_indices('/').enumerate() {
             end = i + 1;
             if let Some(kind) = prefixes.get(&key[..end]) {
-                return kind.clone();
+                out.push_str(kind);
+                return;
             }
-            if key[..end].matches('/').count() > 4 {
+            // Collections are at most four segments deep.
+            if depth >= 4 {
                 break;
             }
         }
         let rest = key.strip_prefix("/registry/").unwrap_or(&key[..end]);
-        rest.split('/').next().unwrap_or_default().to_string()
+        out.push_str(rest.split('/').next().unwrap_or_default());
     }
 }
 
