@@ -2,6 +2,7 @@
 //! their latency by result, and authenticated requests by (compressed)
 //! user name.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -60,6 +61,11 @@ pub struct AuthnMetrics {
     attempts: Family<ResultLabel, Counter>,
     duration: Family<ResultLabel, Histogram, fn() -> Histogram>,
     users: Family<UsernameLabel, Counter>,
+    /// Each outcome's series, resolved the first time it happens (a family
+    /// lookup per request hashed its labels every time).
+    by_outcome: [OnceLock<(Counter, Histogram)>; 3],
+    /// Each folded username's series, likewise.
+    by_user: [OnceLock<Counter>; USERNAMES.len()],
 }
 
 impl AuthnMetrics {
@@ -70,6 +76,8 @@ impl AuthnMetrics {
                 Histogram::new(exponential_buckets(0.001, 2.0, 15))
             }),
             users: Family::default(),
+            by_outcome: Default::default(),
+            by_user: Default::default(),
         };
         registry.register(ATTEMPTS, metrics.attempts.clone());
         registry.register(DURATION, metrics.duration.clone());
@@ -79,31 +87,48 @@ impl AuthnMetrics {
 
     /// Records one attempt; `user` is the authenticated name on success.
     pub fn observe(&self, outcome: Outcome, elapsed: Duration, user: Option<&str>) {
-        let label = ResultLabel {
-            result: outcome.label(),
-        };
-        self.attempts.get_or_create(&label).inc();
-        self.duration
-            .get_or_create(&label)
-            .observe(elapsed.as_secs_f64());
+        let (attempts, duration) = self.by_outcome[outcome as usize].get_or_init(|| {
+            let label = ResultLabel {
+                result: outcome.label(),
+            };
+            (
+                self.attempts.get_or_create_owned(&label),
+                self.duration.get_or_create_owned(&label),
+            )
+        });
+        attempts.inc();
+        duration.observe(elapsed.as_secs_f64());
         if let Some(name) = user {
-            let username = compressed_username(name);
-            self.users.get_or_create(&UsernameLabel { username }).inc();
+            let at = compressed_username(name);
+            self.by_user[at]
+                .get_or_init(|| {
+                    self.users.get_or_create_owned(&UsernameLabel {
+                        username: USERNAMES[at],
+                    })
+                })
+                .inc();
         }
     }
 }
 
+/// The username label's values, as kube folds names into them.
+const USERNAMES: [&str; 7] = [
+    "admin",
+    "client",
+    "kube_proxy",
+    "kubelet",
+    "system:serviceaccount:kube-system:default",
+    "email_id",
+    "other",
+];
+
 /// kube keeps a few well-known identities and folds the rest (bounding the
-/// label's values).
-fn compressed_username(name: &str) -> &'static str {
-    match name {
-        "admin" => "admin",
-        "client" => "client",
-        "kube_proxy" => "kube_proxy",
-        "kubelet" => "kubelet",
-        "system:serviceaccount:kube-system:default" => "system:serviceaccount:kube-system:default",
-        n if n.contains('@') => "email_id",
-        _ => "other",
+/// label's values): the index of `name`'s value in `USERNAMES`.
+fn compressed_username(name: &str) -> usize {
+    match USERNAMES[..5].iter().position(|known| *known == name) {
+        Some(at) => at,
+        None if name.contains('@') => 5,
+        None => 6,
     }
 }
 
@@ -111,13 +136,17 @@ fn compressed_username(name: &str) -> &'static str {
 mod tests {
     use super::*;
 
+    fn folded(name: &str) -> &str {
+        USERNAMES[compressed_username(name)]
+    }
+
     #[test]
     fn usernames_are_folded_as_kube_folds_them() {
-        assert_eq!(compressed_username("admin"), "admin");
-        assert_eq!(compressed_username("jane@example.com"), "email_id");
-        assert_eq!(compressed_username("system:admin"), "other");
+        assert_eq!(folded("admin"), "admin");
+        assert_eq!(folded("jane@example.com"), "email_id");
+        assert_eq!(folded("system:admin"), "other");
         assert_eq!(
-            compressed_username("system:serviceaccount:kube-system:default"),
+            folded("system:serviceaccount:kube-system:default"),
             "system:serviceaccount:kube-system:default"
         );
     }
