@@ -153,7 +153,12 @@ impl Store {
                 None => ownership::track_update(kind, Some(&old), &mut new, opts),
             }
             let new = meta::canonical(kind, new);
-            if no_op::unchanged(&new, &old) {
+            if no_op::unchanged(&new, &old)
+                && self
+                    .storage
+                    .stored_form_is_current(&key, kv.mod_revision)
+                    .await
+            {
                 // Nothing to store: the answer is the object as it is, and
                 // watchers see no event.
                 return Ok(WriteOutcome {

@@ -211,4 +211,20 @@ impl Storage for TransformingStorage {
     fn close(&self) {
         self.inner.close();
     }
+
+    fn stored_form_is_current(&self, key: &[u8], revision: Revision) -> Reply<'_, bool> {
+        let Some(transformers) = self.current() else {
+            return Reply::Ready(true);
+        };
+        // Read again as stored: only writes that would change nothing ask.
+        self.inner.get(key, Some(revision)).map(move |got| {
+            let Ok(GetResult { kv: Some(kv), .. }) = got else {
+                return false;
+            };
+            transformers
+                .for_key(&kv.key)
+                .transform_from_storage(&kv.key, &kv.value)
+                .is_ok_and(|read| !read.stale)
+        })
+    }
 }
