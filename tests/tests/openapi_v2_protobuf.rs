@@ -151,7 +151,7 @@ fn resource_versions(list: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_secret_is_rewritten_by_the_documented_pipeline_with_validation_on() {
+fn the_documented_pipeline_replaces_every_secret_with_validation_on() {
     if !kubectl_present() {
         return;
     }
@@ -182,12 +182,12 @@ fn every_secret_is_rewritten_by_the_documented_pipeline_with_validation_on() {
     assert!(out.contains("secret/api-key replaced"), "{out}");
     let (ok, after) = kubectl(&s, &["get", "secrets", "-A", "-o", "json"], None);
     assert!(ok, "{after}");
+    // Without encryption the replaced Secrets equal the stored ones: as in
+    // Kubernetes the writes change nothing and are not stored again (with a
+    // rotated key they are: see encryption_at_rest's rotation test).
     let (before, after) = (resource_versions(&before), resource_versions(&after));
-    assert_eq!(before.len(), after.len());
-    for ((name, old), (same, new)) in before.iter().zip(&after) {
-        assert_eq!(name, same);
-        assert_ne!(old, new, "{name} was not rewritten");
-    }
+    assert_eq!(before.len(), 2);
+    assert_eq!(before, after);
 }
 
 const TYPO_LIST: &str = "apiVersion: v1
