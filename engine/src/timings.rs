@@ -1,6 +1,7 @@
 //! Distributions of what the engine does, kept in plain atomics for anyone
 //! to read (the server turns them into metrics): fdatasync latency,
-//! transactions per group commit, compaction pass durations.
+//! transactions per group commit, compaction pass durations, and how long
+//! live watchers take to pick up a commit.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -77,6 +78,9 @@ pub struct Timings {
     pub group_commit: Distribution,
     /// One compaction pass, microseconds.
     pub compaction: Distribution,
+    /// From a commit batch's publication to a live watcher taking it,
+    /// microseconds.
+    pub watch_lag: Distribution,
 }
 
 impl Default for Timings {
@@ -85,6 +89,7 @@ impl Default for Timings {
             fsync: Distribution::new(&DURATION_BOUNDS_MICROS),
             group_commit: Distribution::new(&BATCH_BOUNDS),
             compaction: Distribution::new(&DURATION_BOUNDS_MICROS),
+            watch_lag: Distribution::new(&DURATION_BOUNDS_MICROS),
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod clients;
 pub mod k8s_proto;
 pub mod kms_plugin;
 pub mod linearizability;
+pub mod metrics_text;
 pub mod selection;
 pub mod tls;
 

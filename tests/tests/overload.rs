@@ -2,7 +2,7 @@
 //! limits answer 429 with `Retry-After` past them (watches and
 //! system:masters exempt, each class on its own), `?timeout=` and
 //! `--request-timeout` answer 504, and watches end per `timeoutSeconds` or
-//! `--min-request-timeout`.
+//! `--min-request-timeout`; each counted on `/metrics` as kube counts it.
 //!
 //! A request's place is taken before it is authorized (kube's filter
 //! order), so an authorization webhook that holds one user's review open
@@ -13,6 +13,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 
+use cairn_tests::metrics_text::sum;
 use cairn_tests::{Response, Server, TlsClient, WatchStream};
 use serde_json::{Value, json};
 
@@ -259,6 +260,73 @@ fn past_the_mutating_limit_writes_get_429_and_reads_pass() {
         call(&server, &client, "alice-token", "POST", CONFIG_MAPS).0,
         201
     );
+
+    // As kube counts it: the refusal among the requests (code 429) and the
+    // terminations, the limit's fill through time, and the webhook's
+    // decisions under its type and name.
+    let page = scrape(&server);
+    let refused = [
+        ("verb", "POST"),
+        ("resource", "configmaps"),
+        ("scope", "resource"),
+        ("code", "429"),
+    ];
+    assert_eq!(
+        sum(&page, "apiserver_request_total", &refused),
+        1.0,
+        "{page}"
+    );
+    assert_eq!(
+        sum(&page, "apiserver_request_terminations_total", &refused),
+        1.0
+    );
+    assert_eq!(
+        sum(
+            &page,
+            "apiserver_dropped_requests_total",
+            &[("request_kind", "mutating")]
+        ),
+        1.0
+    );
+    let mutating = [("phase", "executing"), ("request_kind", "mutating")];
+    let name = "apiserver_flowcontrol_read_vs_write_current_requests";
+    let at = |le: &str| {
+        let mut labels = mutating.to_vec();
+        labels.push(("le", le));
+        sum(&page, &format!("{name}_bucket"), &labels)
+    };
+    assert!(
+        at("1") > at("0.99"),
+        "time spent at the limit (one of one executing): {page}"
+    );
+    assert!(at("0") > 0.0, "time spent idle");
+    assert_eq!(at("+Inf"), sum(&page, &format!("{name}_count"), &mutating));
+    let gate_decisions = [
+        ("type", "Webhook"),
+        ("name", "gate"),
+        ("decision", "allowed"),
+    ];
+    assert!(
+        sum(
+            &page,
+            "apiserver_authorization_decisions_total",
+            &gate_decisions
+        ) >= 3.0
+    );
+    assert!(
+        sum(
+            &page,
+            "authorization_attempts_total",
+            &[("result", "allowed")]
+        ) >= 3.0
+    );
+}
+
+/// `/metrics` as the admin sees it.
+fn scrape(server: &Server) -> String {
+    let r = server.https(&server.admin_client(), "GET", "/metrics", &[], None);
+    assert_eq!(r.status, 200);
+    r.text()
 }
 
 #[test]
@@ -303,6 +371,19 @@ fn a_request_past_its_timeout_gets_504_and_a_bad_timeout_400() {
         status_of(&r)["message"],
         "invalid timeout specified in the request URL - time: invalid duration \"soon\""
     );
+    // Cut short in self-defense: a termination, and no served request.
+    let page = server.get("/metrics").text();
+    let cut = [
+        ("verb", "LIST"),
+        ("resource", "configmaps"),
+        ("code", "504"),
+    ];
+    assert_eq!(
+        sum(&page, "apiserver_request_terminations_total", &cut),
+        1.0,
+        "{page}"
+    );
+    assert_eq!(sum(&page, "apiserver_request_total", &cut), 0.0);
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use parking_lot::Mutex;
 use tokio::sync::mpsc;
@@ -16,6 +17,8 @@ use crate::record::{Event, KeyRange};
 /// The events of one group commit, in revision order.
 pub(crate) struct EventBatch {
     pub events: Vec<Event>,
+    /// When the batch was built: what a watcher taking it waited since.
+    pub built: Instant,
     min_key: Vec<u8>,
     max_key: Vec<u8>,
     /// Something a user of the engine derived from this batch once (e.g. its
@@ -39,6 +42,7 @@ impl EventBatch {
             .to_vec();
         EventBatch {
             events,
+            built: Instant::now(),
             min_key,
             max_key,
             memo: std::sync::OnceLock::new(),

@@ -313,6 +313,12 @@ impl Watch {
     fn take(&mut self, batch: Option<Arc<EventBatch>>) {
         match batch {
             Some(batch) => {
+                // Only live batches are taken here (history is queued as
+                // it is read): the wait is the watcher's lag behind commits.
+                self.shared
+                    .timings
+                    .watch_lag
+                    .record_duration(batch.built.elapsed());
                 let from_rev = self.next_rev;
                 if let Some(last) = batch.events.last() {
                     self.next_rev = self.next_rev.max(last.revision.get() + 1);

@@ -13,6 +13,7 @@ use http_body::{Body as HttpBody, Frame, SizeHint};
 use http_body_util::BodyExt;
 
 use crate::http::body::Body;
+use crate::http::params::Query;
 use crate::metrics::labels;
 use crate::metrics::request::{InflightGuard, Observed};
 use crate::request::info::{RequestInfo, ResourceInfo};
@@ -28,13 +29,8 @@ pub struct Measured<'a> {
 impl<'a> Measured<'a> {
     /// Starts measuring `info`'s request (`target` is its resource part).
     #[must_use]
-    pub fn start(
-        info: &RequestInfo,
-        target: &'a ResourceInfo,
-        content_type: Option<&str>,
-        dry_run: &'static str,
-    ) -> Measured<'a> {
-        let verb = labels::reported_verb(&info.verb, content_type);
+    pub fn start(info: &RequestInfo, target: &'a ResourceInfo, reported: Reported) -> Measured<'a> {
+        let Reported { verb, dry_run } = reported;
         let long_running = verb == "WATCH";
         let in_flight = (!long_running).then(|| {
             crate::metrics::global()
@@ -87,6 +83,52 @@ impl<'a> Measured<'a> {
                 .requests
                 .observe_size(&owned.observed(), sent);
         })
+    }
+}
+
+/// How a request is reported in the metrics whatever its fate: its
+/// reported verb and dry-run value.
+#[derive(Clone, Copy, Debug)]
+pub struct Reported {
+    pub verb: &'static str,
+    pub dry_run: &'static str,
+}
+
+impl Reported {
+    #[must_use]
+    pub fn of(info: &RequestInfo, content_type: Option<&str>, query: &Query) -> Reported {
+        Reported {
+            verb: labels::reported_verb(&info.verb, content_type),
+            dry_run: labels::dry_run(query.all("dryRun").iter().map(String::as_str)),
+        }
+    }
+
+    /// Counts `info`'s request as refused in self-defense (`code` 429: in
+    /// the request count too, as kube counts dropped requests) or cut short
+    /// (504: a termination only, its handler having been dropped). A
+    /// non-resource request is counted with empty target labels.
+    pub fn refused(self, info: &RequestInfo, code: u16) {
+        let empty = String::new();
+        let target = info.resource.as_ref();
+        let part = |f: fn(&ResourceInfo) -> &String| target.map_or(&empty, f);
+        let observed = Observed {
+            verb: self.verb,
+            dry_run: self.dry_run,
+            group: part(|t| &t.group),
+            version: part(|t| &t.version),
+            resource: part(|t| &t.resource),
+            subresource: target
+                .and_then(|t| t.subresource.as_deref())
+                .unwrap_or_default(),
+            scope: labels::scope(info),
+            code,
+        };
+        let metrics = &crate::metrics::global().requests;
+        if code == 429 {
+            metrics.dropped(&observed);
+        } else {
+            metrics.terminated(&observed);
+        }
     }
 }
 

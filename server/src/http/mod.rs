@@ -65,8 +65,13 @@ pub async fn handle(
         request_uri,
         conn.remote.map(|a| a.ip()),
     );
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    let reported = instrument::Reported::of(&info, content_type, &query);
     if is_long_running(&info) {
-        let resp = respond(state, &conn, req, query, info, &mut trail).await;
+        let resp = respond(state, &conn, req, query, &info, reported, &mut trail).await;
         return audited::finish(trail, resp, true).await;
     }
     let list_timeout = (info.verb == "list")
@@ -84,6 +89,7 @@ pub async fn handle(
     // starts is answered at once.
     let due = received + limit;
     if tokio::time::Instant::now() >= due {
+        reported.refused(&info, 504);
         return audited::finish(
             trail,
             Writer::default().error(&deadline::timed_out()),
@@ -91,18 +97,24 @@ pub async fn handle(
         )
         .await;
     }
+
     // Past the deadline the request's work is dropped at its next await,
     // as when a client goes away: a write already handed to storage still
     // lands (as kube-apiserver's work may finish after its 504). Run in
     // place, not on a task of its own: moving the whole request future to
     // a new task cost more than the rest of the deadline's bookkeeping.
-    let resp =
-        match tokio::time::timeout_at(due, respond(state, &conn, req, query, info, &mut trail))
-            .await
-        {
-            Ok(resp) => resp,
-            Err(_) => Writer::default().error(&deadline::timed_out()),
-        };
+    let resp = match tokio::time::timeout_at(
+        due,
+        respond(state, &conn, req, query, &info, reported, &mut trail),
+    )
+    .await
+    {
+        Ok(resp) => resp,
+        Err(_) => {
+            reported.refused(&info, 504);
+            Writer::default().error(&deadline::timed_out())
+        }
+    };
     audited::finish(trail, resp, false).await
 }
 
@@ -113,7 +125,8 @@ async fn respond(
     conn: &Connection,
     req: Request<Incoming>,
     query: Query,
-    info: RequestInfo,
+    info: &RequestInfo,
+    reported: instrument::Reported,
     trail: &mut Trail,
 ) -> Response<Body> {
     let user_agent = req
@@ -140,10 +153,10 @@ async fn respond(
     let admitted = async {
         let user = conn
             .pipeline
-            .authenticate_request(&head, &info, &state.config.api_domain, trail)
+            .authenticate_request(&head, info, &state.config.api_domain, trail)
             .await?;
-        let permit = state.overload.inflight.admit(&info, &user)?;
-        conn.pipeline.authorize(&user, &info, trail).await?;
+        let permit = state.overload.inflight.admit(info, &user)?;
+        conn.pipeline.authorize(&user, info, trail).await?;
         Ok::<_, ApiError>((user, permit))
     }
     .await;
@@ -151,6 +164,9 @@ async fn respond(
     let (user, _permit) = match admitted {
         Ok(admitted) => admitted,
         Err(e) => {
+            if matches!(e, ApiError::TooManyRequests { .. }) {
+                reported.refused(info, 429);
+            }
             // Refused before any handler: in the negotiated encoding, or
             // JSON when the Accept header offers none of ours.
             let writer = match negotiate::response_target(accept.as_deref(), &offers) {
@@ -168,7 +184,7 @@ async fn respond(
         }
     };
     let path = info.path.as_str();
-    let route = router::route(&info);
+    let route = router::route(info);
     if let Route::Health { endpoint, check } = &route {
         return state.health.respond(
             endpoint,
@@ -218,13 +234,7 @@ async fn respond(
                 authorizers: Arc::clone(&conn.pipeline.authorizers),
                 audit: trail.context().clone(),
             };
-            let content_type = req
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok());
-            let dry_run =
-                crate::metrics::labels::dry_run(query.all("dryRun").iter().map(String::as_str));
-            let measured = instrument::Measured::start(&info, target, content_type, dry_run);
+            let measured = instrument::Measured::start(info, target, reported);
             let resp = resource::handle(&state, req, target, call, query, writer).await;
             return measured.finish(resp);
         }

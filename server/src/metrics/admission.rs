@@ -1,9 +1,14 @@
 //! Admission metrics of kube's admission chain: per phase ("step": admit
 //! or validate) and per plugin ("controller"), by operation and whether the
-//! write was rejected. Every label is a static string, so recording hashes
-//! a few short strings and allocates nothing.
+//! write was rejected. Each series' handle is resolved once and kept in a
+//! slot of its own, so recording a phase or a plugin touches only its
+//! histogram.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::Duration;
+
+use parking_lot::RwLock;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::family::Family;
@@ -59,10 +64,24 @@ impl Step {
 
 type Histograms<S> = Family<S, Histogram, fn() -> Histogram>;
 
+/// The operations admission names, in slot order.
+const OPERATIONS: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
+
+/// A (step, operation, rejected) combination's place among the slots.
+fn slot(step: Step, operation: &str, rejected: bool) -> Option<usize> {
+    let op = OPERATIONS.iter().position(|o| *o == operation)?;
+    Some((step as usize * OPERATIONS.len() + op) * 2 + usize::from(rejected))
+}
+
+const SLOTS: usize = 2 * OPERATIONS.len() * 2;
+
 /// The admission metrics.
 pub struct AdmissionMetrics {
     step: Histograms<StepLabels>,
     controller: Histograms<ControllerLabels>,
+    steps: [OnceLock<Histogram>; SLOTS],
+    /// By plugin name and slot.
+    controllers: RwLock<HashMap<(&'static str, usize), Histogram, foldhash::fast::RandomState>>,
 }
 
 fn rejected_label(rejected: bool) -> &'static str {
@@ -74,6 +93,8 @@ impl AdmissionMetrics {
         let metrics = AdmissionMetrics {
             step: Family::new_with_constructor(|| Histogram::new(BUCKETS)),
             controller: Family::new_with_constructor(|| Histogram::new(BUCKETS)),
+            steps: Default::default(),
+            controllers: RwLock::default(),
         };
         registry.register(STEP, metrics.step.clone());
         registry.register(CONTROLLER, metrics.controller.clone());
@@ -88,12 +109,18 @@ impl AdmissionMetrics {
         rejected: bool,
         took: Duration,
     ) {
-        let labels = StepLabels {
+        let labels = || StepLabels {
             r#type: step.label(),
             operation,
             rejected: rejected_label(rejected),
         };
-        self.step.get_or_create(&labels).observe(took.as_secs_f64());
+        let seconds = took.as_secs_f64();
+        match slot(step, operation, rejected) {
+            Some(at) => self.steps[at]
+                .get_or_init(|| self.step.get_or_create_owned(&labels()))
+                .observe(seconds),
+            None => self.step.get_or_create(&labels()).observe(seconds),
+        }
     }
 
     /// One plugin's decision.
@@ -105,14 +132,25 @@ impl AdmissionMetrics {
         rejected: bool,
         took: Duration,
     ) {
-        let labels = ControllerLabels {
+        let labels = || ControllerLabels {
             name,
             r#type: step.label(),
             operation,
             rejected: rejected_label(rejected),
         };
-        self.controller
-            .get_or_create(&labels)
-            .observe(took.as_secs_f64());
+        let seconds = took.as_secs_f64();
+        let Some(at) = slot(step, operation, rejected) else {
+            self.controller.get_or_create(&labels()).observe(seconds);
+            return;
+        };
+        if let Some(histogram) = self.controllers.read().get(&(name, at)) {
+            histogram.observe(seconds);
+            return;
+        }
+        self.controllers
+            .write()
+            .entry((name, at))
+            .or_insert_with(|| self.controller.get_or_create_owned(&labels()))
+            .observe(seconds);
     }
 }

@@ -1,6 +1,6 @@
 //! cairn's own storage-engine metrics (the embedded backend only):
 //! revisions, segments, bytes, keys, watchers, and the engine's fsync,
-//! group-commit and compaction distributions — read on every scrape from
+//! group-commit, compaction and watch-lag distributions — read on every scrape from
 //! the backend's `BackendFigures`.
 
 use prometheus_client::collector::Collector;
@@ -47,6 +47,11 @@ const GROUP_COMMIT: Definition = Definition::alpha(
 const COMPACTION: Definition = Definition::alpha(
     "cairn_engine_compaction_duration_seconds",
     "Duration of the embedded store's compaction passes in seconds.",
+);
+
+const WATCH_LAG: Definition = Definition::alpha(
+    "cairn_engine_watch_lag_seconds",
+    "Time from a commit's publication to a live watch of the embedded store taking it, in seconds.",
 );
 
 /// A histogram whose buckets were counted elsewhere.
@@ -96,6 +101,7 @@ impl<F: Fn() -> BackendFigures + Send + Sync + 'static> Collector for EngineColl
         gauge(&mut e, WATCHERS, f.watchers)?;
         Described::new(FSYNC, Counted(f.fsync_seconds)).encode_into(&mut e)?;
         Described::new(GROUP_COMMIT, Counted(f.group_commit_size)).encode_into(&mut e)?;
-        Described::new(COMPACTION, Counted(f.compaction_seconds)).encode_into(&mut e)
+        Described::new(COMPACTION, Counted(f.compaction_seconds)).encode_into(&mut e)?;
+        Described::new(WATCH_LAG, Counted(f.watch_lag_seconds)).encode_into(&mut e)
     }
 }

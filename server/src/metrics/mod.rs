@@ -7,15 +7,19 @@
 
 pub mod admission;
 pub mod auth;
+pub mod authz;
 pub mod definition;
 pub mod engine;
+pub mod inflight;
 pub mod labels;
 pub mod metered;
 pub mod operations;
 pub mod process;
 pub mod registry;
 pub mod request;
+pub mod series_key;
 pub mod storage;
+pub mod timing_ratio;
 pub mod watch;
 
 use std::fmt::Debug;
@@ -36,6 +40,7 @@ pub struct Metrics {
     registry: RwLock<MetricsRegistry>,
     pub requests: RequestMetrics,
     pub authn: AuthnMetrics,
+    pub authz: authz::AuthzMetrics,
     pub storage: storage::StorageMetrics,
     pub admission: admission::AdmissionMetrics,
     pub watch: watch::WatchMetrics,
@@ -49,6 +54,7 @@ impl Metrics {
         let mut registry = MetricsRegistry::new(CURRENT, show_hidden);
         let requests = RequestMetrics::register(&mut registry);
         let authn = AuthnMetrics::register(&mut registry);
+        let authz = authz::AuthzMetrics::register(&mut registry);
         let storage = storage::StorageMetrics::register(&mut registry);
         let admission = admission::AdmissionMetrics::register(&mut registry);
         let watch = watch::WatchMetrics::register(&mut registry);
@@ -57,6 +63,7 @@ impl Metrics {
             registry: RwLock::new(registry),
             requests,
             authn,
+            authz,
             storage,
             admission,
             watch,

@@ -1,7 +1,8 @@
 //! What operators watch beside the request metrics, read on every scrape
 //! from the parts that keep them: the deprecated APIs requested since
 //! start (`apiserver_requested_deprecated_apis`), requests the in-flight
-//! limits refused (`apiserver_dropped_requests_total`), and the audit
+//! limits refused (`apiserver_dropped_requests_total`) and how full they
+//! ran (`apiserver_flowcontrol_read_vs_write_current_requests`), and the audit
 //! log's events and failures (`apiserver_audit_event_total`,
 //! `apiserver_audit_error_total`).
 
@@ -15,6 +16,7 @@ use prometheus_client::metrics::gauge::Gauge;
 
 use super::definition::Definition;
 use super::registry::Described;
+use super::timing_ratio::TimingRatioFamily;
 use crate::api::registry::Registry;
 use crate::request::audit::Auditor;
 use crate::request::overload::inflight::InflightLimiter;
@@ -26,6 +28,10 @@ const DEPRECATED: Definition = Definition::stable(
 const DROPPED: Definition = Definition::alpha(
     "apiserver_dropped_requests",
     "Number of requests dropped with 'Try again later' response",
+);
+const READ_VS_WRITE: Definition = Definition::alpha(
+    "apiserver_flowcontrol_read_vs_write_current_requests",
+    "Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
 );
 const AUDIT_EVENTS: Definition = Definition::alpha(
     "apiserver_audit_event",
@@ -47,6 +53,12 @@ struct DeprecatedLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestKind {
+    request_kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PhaseKind {
+    phase: &'static str,
     request_kind: &'static str,
 }
 
@@ -96,6 +108,24 @@ impl Collector for OperationsCollector {
                 .inc_by(n);
         }
         Described::new(DROPPED, dropped).encode_into(&mut e)?;
+        // The max-in-flight filter executes or refuses: nothing waits, so
+        // only the executing phase exists (as in kube).
+        let series = self
+            .inflight
+            .executing_ratios()
+            .into_iter()
+            .map(|(request_kind, ratio)| {
+                let phase = "executing";
+                (
+                    PhaseKind {
+                        phase,
+                        request_kind,
+                    },
+                    ratio,
+                )
+            })
+            .collect();
+        Described::new(READ_VS_WRITE, TimingRatioFamily { series }).encode_into(&mut e)?;
 
         let (events, errors) = self
             .auditor

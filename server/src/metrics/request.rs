@@ -1,26 +1,25 @@
 //! Request metrics of kube's endpoints/metrics package: counts, latencies,
-//! response sizes, long-running and in-flight requests. The hot path looks
-//! each series up once per (verb, dry run, target, code) in a map keyed by
-//! one joined string built in a reused buffer, then only touches atomics and
-//! the histograms' own locks.
+//! response sizes, long-running and in-flight requests. The hot path finds
+//! a request's series by a hash of its labels (compared in full on a hit),
+//! then only touches atomics and the histograms' own locks.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::hash::BuildHasher;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use parking_lot::RwLock;
-use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet};
+use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 
 use super::definition::{Definition, Version};
-use super::registry::{Described, MetricsRegistry};
+pub use super::inflight::InflightGuard;
+use super::inflight::{Inflight, InflightCollector};
+use super::registry::MetricsRegistry;
+use super::series_key::SeriesKey;
 
 /// kube's `apiserver_request_duration_seconds` buckets.
 const LATENCY_BUCKETS: [f64; 23] = [
@@ -60,9 +59,9 @@ const LONGRUNNING: Definition = Definition::stable(
     "apiserver_longrunning_requests",
     "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
 );
-const INFLIGHT: Definition = Definition::stable(
-    "apiserver_current_inflight_requests",
-    "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+const TERMINATIONS: Definition = Definition::alpha(
+    "apiserver_request_terminations_total",
+    "Number of requests which apiserver terminated in self-defense.",
 );
 
 /// `apiserver_request_total`'s labels.
@@ -70,6 +69,20 @@ const INFLIGHT: Definition = Definition::stable(
 struct CountLabels {
     verb: &'static str,
     dry_run: &'static str,
+    group: String,
+    version: String,
+    resource: String,
+    subresource: String,
+    scope: &'static str,
+    component: &'static str,
+    code: String,
+}
+
+/// `apiserver_request_terminations_total`'s labels (the count's without
+/// `dry_run`).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TerminationLabels {
+    verb: &'static str,
     group: String,
     version: String,
     resource: String,
@@ -104,11 +117,6 @@ struct TargetLabels {
     component: &'static str,
 }
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct KindLabel {
-    request_kind: &'static str,
-}
-
 /// What one finished request is counted under.
 #[derive(Clone, Copy, Debug)]
 pub struct Observed<'a> {
@@ -131,63 +139,16 @@ struct Series {
     count: Counter,
     latency: Histogram,
     sli: Histogram,
-    slo: Histogram,
+    /// Recorded only while the page shows it (hidden since 1.28).
+    slo: Option<Histogram>,
     /// Only GET and LIST record their response sizes (as kube).
     sizes: Option<Histogram>,
 }
 
+/// Series by the hash of their labels (a rare collision shares the list).
+type SeriesMap = HashMap<u64, Vec<(SeriesKey, Series)>, foldhash::fast::RandomState>;
+
 type HistogramFamily<S> = Family<S, Histogram, fn() -> Histogram>;
-
-/// Requests being served, per kind, and the most seen since the last scrape.
-#[derive(Debug, Default)]
-struct Inflight {
-    current: [AtomicI64; 2],
-    peak: [AtomicI64; 2],
-}
-
-const REQUEST_KINDS: [&str; 2] = ["readOnly", "mutating"];
-
-impl Inflight {
-    fn enter(&self, slot: usize) {
-        let now = self.current[slot].fetch_add(1, Ordering::Relaxed) + 1;
-        self.peak[slot].fetch_max(now, Ordering::Relaxed);
-    }
-
-    fn leave(&self, slot: usize) {
-        self.current[slot].fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Encodes the in-flight peaks and starts a new window at the current count.
-#[derive(Debug)]
-struct InflightCollector(Arc<Inflight>);
-
-impl Collector for InflightCollector {
-    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let family = Family::<KindLabel, Gauge>::default();
-        for (slot, kind) in REQUEST_KINDS.iter().enumerate() {
-            let now = self.0.current[slot].load(Ordering::Relaxed);
-            let peak = self.0.peak[slot].swap(now, Ordering::Relaxed).max(now);
-            family
-                .get_or_create(&KindLabel { request_kind: kind })
-                .set(peak);
-        }
-        Described::new(INFLIGHT, family).encode_into(&mut encoder)
-    }
-}
-
-/// Counts a request in flight until dropped.
-#[derive(Debug)]
-pub struct InflightGuard {
-    inflight: Arc<Inflight>,
-    slot: usize,
-}
-
-impl Drop for InflightGuard {
-    fn drop(&mut self) {
-        self.inflight.leave(self.slot);
-    }
-}
 
 /// Counts an open long-running request (a watch) until dropped.
 #[derive(Debug)]
@@ -207,14 +168,13 @@ pub struct RequestMetrics {
     slo: HistogramFamily<TargetLabels>,
     sizes: HistogramFamily<TargetLabels>,
     longrunning: Family<TargetLabels, Gauge>,
+    terminations: Family<TerminationLabels, Counter>,
     inflight: Arc<Inflight>,
+    slo_shown: bool,
     /// Keyed with foldhash: the key is ours, not an attacker's, and SipHash
     /// was most of a lookup.
-    series: RwLock<HashMap<Box<str>, Series, foldhash::fast::RandomState>>,
-}
-
-thread_local! {
-    static KEY: RefCell<String> = RefCell::new(String::with_capacity(128));
+    series: RwLock<SeriesMap>,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl RequestMetrics {
@@ -230,17 +190,24 @@ impl RequestMetrics {
                 Histogram::new(exponential_buckets(1000.0, 10.0, 7))
             }),
             longrunning: Family::default(),
+            terminations: Family::default(),
             inflight: Arc::default(),
+            slo_shown: false,
             series: RwLock::default(),
+            hasher: foldhash::fast::RandomState::default(),
         };
         registry.register(REQUEST_TOTAL, metrics.count.clone());
         registry.register(REQUEST_DURATION, metrics.latency.clone());
         registry.register(REQUEST_SLI, metrics.sli.clone());
-        registry.register(REQUEST_SLO, metrics.slo.clone());
+        let slo_shown = registry.register(REQUEST_SLO, metrics.slo.clone());
         registry.register(RESPONSE_SIZES, metrics.sizes.clone());
         registry.register(LONGRUNNING, metrics.longrunning.clone());
+        registry.register(TERMINATIONS, metrics.terminations.clone());
         registry.register_collector(Box::new(InflightCollector(Arc::clone(&metrics.inflight))));
-        metrics
+        RequestMetrics {
+            slo_shown,
+            ..metrics
+        }
     }
 
     /// Counts a finished request: its count, and for short requests its
@@ -252,23 +219,26 @@ impl RequestMetrics {
         long_running: bool,
         size: Option<u64>,
     ) {
-        let series = self.series(o);
-        series.count.inc();
-        if long_running {
-            return;
-        }
-        let seconds = elapsed.as_secs_f64();
-        series.latency.observe(seconds);
-        series.sli.observe(seconds);
-        series.slo.observe(seconds);
-        if let Some(size) = size {
-            Self::size(&series, size);
-        }
+        self.with_series(o, |series| {
+            series.count.inc();
+            if long_running {
+                return;
+            }
+            let seconds = elapsed.as_secs_f64();
+            series.latency.observe(seconds);
+            series.sli.observe(seconds);
+            if let Some(slo) = &series.slo {
+                slo.observe(seconds);
+            }
+            if let Some(size) = size {
+                Self::size(series, size);
+            }
+        });
     }
 
     /// Records the size of a response streamed after `observe` counted it.
     pub fn observe_size(&self, o: &Observed<'_>, size: u64) {
-        Self::size(&self.series(o), size);
+        self.with_series(o, |series| Self::size(series, size));
     }
 
     fn size(series: &Series, size: u64) {
@@ -278,26 +248,39 @@ impl RequestMetrics {
         }
     }
 
-    /// The series' handles, resolved on first use.
-    fn series(&self, o: &Observed<'_>) -> Series {
-        KEY.with(|key| {
-            let mut key = key.borrow_mut();
-            key.clear();
-            let _ = write!(
-                key,
-                "{}\0{}\0{}\0{}\0{}\0{}\0{}\0{}",
-                o.verb, o.dry_run, o.group, o.version, o.resource, o.subresource, o.scope, o.code
-            );
-            if let Some(series) = self.series.read().get(key.as_str()) {
-                return series.clone();
+    /// Runs `record` on the series' handles (resolved on first use), under
+    /// the map's read lock: no handle is cloned per request.
+    fn with_series(&self, o: &Observed<'_>, record: impl FnOnce(&Series)) {
+        let hash = self.hasher.hash_one((
+            o.verb,
+            o.dry_run,
+            o.group,
+            o.version,
+            o.resource,
+            o.subresource,
+            o.scope,
+            o.code,
+        ));
+        if let Some(found) = self
+            .series
+            .read()
+            .get(&hash)
+            .and_then(|same| same.iter().find(|(key, _)| key.matches(o)))
+        {
+            record(&found.1);
+            return;
+        }
+        let series = self.resolve(o);
+        let mut all = self.series.write();
+        let same = all.entry(hash).or_default();
+        let at = match same.iter().position(|(key, _)| key.matches(o)) {
+            Some(at) => at,
+            None => {
+                same.push((SeriesKey::of(o), series));
+                same.len() - 1
             }
-            let series = self.resolve(o);
-            self.series
-                .write()
-                .entry(key.as_str().into())
-                .or_insert(series)
-                .clone()
-        })
+        };
+        record(&same[at].1);
     }
 
     fn resolve(&self, o: &Observed<'_>) -> Series {
@@ -311,26 +294,41 @@ impl RequestMetrics {
             scope: o.scope,
             component: COMPONENT,
         };
-        let count = CountLabels {
+        let target = target_labels(o);
+        Series {
+            count: self.count.get_or_create_owned(&count_labels(o)),
+            latency: self.latency.get_or_create_owned(&latency),
+            sli: self.sli.get_or_create_owned(&target),
+            slo: self
+                .slo_shown
+                .then(|| self.slo.get_or_create_owned(&target)),
+            sizes: matches!(o.verb, "GET" | "LIST")
+                .then(|| self.sizes.get_or_create_owned(&target)),
+        }
+    }
+
+    /// Counts a request refused in self-defense before any handler (429
+    /// past the in-flight limits): in the request count, as kube's dropped
+    /// requests are, and among the terminations.
+    pub fn dropped(&self, o: &Observed<'_>) {
+        self.count.get_or_create(&count_labels(o)).inc();
+        self.terminated(o);
+    }
+
+    /// Counts a request the server cut short itself (504 past its
+    /// deadline, 429); the handler it cut records nothing.
+    pub fn terminated(&self, o: &Observed<'_>) {
+        let labels = TerminationLabels {
             verb: o.verb,
-            dry_run: o.dry_run,
-            group: latency.group.clone(),
-            version: latency.version.clone(),
-            resource: latency.resource.clone(),
-            subresource: latency.subresource.clone(),
+            group: o.group.to_string(),
+            version: o.version.to_string(),
+            resource: o.resource.to_string(),
+            subresource: o.subresource.to_string(),
             scope: o.scope,
             component: COMPONENT,
             code: o.code.to_string(),
         };
-        let target = target_labels(o);
-        Series {
-            count: self.count.get_or_create_owned(&count),
-            latency: self.latency.get_or_create_owned(&latency),
-            sli: self.sli.get_or_create_owned(&target),
-            slo: self.slo.get_or_create_owned(&target),
-            sizes: matches!(o.verb, "GET" | "LIST")
-                .then(|| self.sizes.get_or_create_owned(&target)),
-        }
+        self.terminations.get_or_create(&labels).inc();
     }
 
     /// Counts an open long-running request under `o` (its code unused)
@@ -351,6 +349,20 @@ impl RequestMetrics {
             inflight: Arc::clone(&self.inflight),
             slot,
         }
+    }
+}
+
+fn count_labels(o: &Observed<'_>) -> CountLabels {
+    CountLabels {
+        verb: o.verb,
+        dry_run: o.dry_run,
+        group: o.group.to_string(),
+        version: o.version.to_string(),
+        resource: o.resource.to_string(),
+        subresource: o.subresource.to_string(),
+        scope: o.scope,
+        component: COMPONENT,
+        code: o.code.to_string(),
     }
 }
 

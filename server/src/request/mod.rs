@@ -102,10 +102,28 @@ impl Pipeline {
         trail: &mut Trail,
     ) -> Result<(), ApiError> {
         let attrs = Attributes { user, info };
+        let started = std::time::Instant::now();
         let verdict = self.authorizers.decide(&attrs).await;
+        record_authorization(&verdict, started.elapsed());
         trail.authorized(&verdict);
         authz::conclude(&attrs, &verdict)
     }
+}
+
+/// kube's authorization metrics for one request: an error counts only
+/// when no authorizer allowed or denied.
+fn record_authorization(verdict: &authz::Verdict, elapsed: std::time::Duration) {
+    use crate::metrics::authz::Verdict;
+    let result = if verdict.allowed {
+        Verdict::Allowed
+    } else if verdict.denied {
+        Verdict::Denied
+    } else if !verdict.evaluation_error.is_empty() {
+        Verdict::Error
+    } else {
+        Verdict::NoOpinion
+    };
+    crate::metrics::global().authz.observe(result, elapsed);
 }
 
 /// kube's authentication metrics for one attempt.

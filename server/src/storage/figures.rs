@@ -25,4 +25,6 @@ pub struct BackendFigures {
     pub group_commit_size: Spread,
     /// Seconds per compaction pass.
     pub compaction_seconds: Spread,
+    /// Seconds from a commit's publication to a live watcher taking it.
+    pub watch_lag_seconds: Spread,
 }

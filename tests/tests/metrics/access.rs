@@ -55,6 +55,21 @@ fn monitoring_may_scrape_anonymous_and_ordinary_users_may_not() {
             &[("username", "other")]
         ) >= 4.0
     );
+    // Authorization verdicts: RBAC had no opinion on the refused requests
+    // and allowed the scrape (RBAC's own decision, under its name).
+    assert!(page.value("authorization_attempts_total", &[("result", "no-opinion")]) >= 3.0);
+    assert!(page.value("authorization_attempts_total", &[("result", "allowed")]) >= 1.0);
+    let rbac_allowed = [("type", "RBAC"), ("name", "rbac"), ("decision", "allowed")];
+    assert!(page.value("apiserver_authorization_decisions_total", &rbac_allowed) >= 1.0);
+    assert_eq!(
+        page.value(
+            "apiserver_authorization_decisions_total",
+            &[("decision", "denied")]
+        ),
+        0.0,
+        "no opinion is no decision"
+    );
+    assert_eq!(page.describe("authorization_attempts").0, "counter");
     // Refused by authorization before any handler: not a served request.
     let refused = [("resource", "configmaps"), ("code", "403")];
     assert_eq!(page.value("apiserver_request_total", &refused), 0.0);

@@ -77,6 +77,11 @@ fn known_traffic_is_counted_as_kube_counts_it() {
     let open = Page::parse(&py, &scrape(&s), false);
     let watching = labels("WATCH", "namespace");
     assert_eq!(open.value("apiserver_longrunning_requests", &watching), 1.0);
+    let configmaps = [("group", ""), ("version", "v1"), ("kind", "ConfigMap")];
+    assert_eq!(
+        open.value("apiserver_registered_watchers", &configmaps),
+        1.0
+    );
     assert_eq!(
         open.value("apiserver_request_total", &watching),
         0.0,
@@ -101,6 +106,10 @@ fn known_traffic_is_counted_as_kube_counts_it() {
     assert_eq!(count("LIST", "namespace", "200", ""), 1.0);
     assert_eq!(count("APPLY", "resource", "201", ""), 1.0);
     assert_eq!(page.value("apiserver_longrunning_requests", &watching), 0.0);
+    assert_eq!(
+        page.value("apiserver_registered_watchers", &configmaps),
+        0.0
+    );
 
     // Latency: short requests only, kube's buckets.
     let posts = with(labels("POST", "resource"), &[("dry_run", "")]);
@@ -367,9 +376,20 @@ fn storage_counts_sizes_and_latencies() {
         |page: &Page| page.value("apiserver_storage_objects", &[("resource", "configmaps")]);
     let start = Page::parse(&py, &scrape(&s), false);
     let baseline = before(&start);
+    let lag = "cairn_engine_watch_lag_seconds_count";
+    let taken_before = start.value(lag, &[]);
+    let mut watch = s.watch(&format!(
+        "{CM}?watch=true&resourceVersion=0&timeoutSeconds=30"
+    ));
     for name in ["s1", "s2"] {
         assert_eq!(s.post(CM, &configmap(name)).status, 201);
     }
+    while let Some(event) = watch.next_event() {
+        if event["object"]["metadata"]["name"] == "s2" {
+            break;
+        }
+    }
+    drop(watch);
     wait_until("the object count refresh", || {
         before(&Page::parse(&py, &scrape(&s), false)) == baseline + 2.0
     });
@@ -388,6 +408,10 @@ fn storage_counts_sizes_and_latencies() {
             .as_str()
             .map(str::len),
         Some(16)
+    );
+    assert!(
+        page.value(lag, &[]) > taken_before,
+        "live commits taken by the watch are timed"
     );
     // The embedded engine's own figures.
     assert!(page.value("cairn_engine_revision", &[]) >= 2.0);

@@ -12,6 +12,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::always::{AlwaysAllow, AlwaysDeny};
+use super::counted::Counted;
 use super::webhook::Webhook;
 use super::{Authorizer, Authorizers};
 use crate::config::AuthorizationFlags;
@@ -22,7 +23,7 @@ use crate::config::authz::{
 use crate::util::file_watch::{FileWatch, POLL_INTERVAL};
 
 /// The name Kubernetes gives the webhook of mode `Webhook`.
-const LEGACY_WEBHOOK_NAME: &str = "webhook";
+pub const LEGACY_WEBHOOK_NAME: &str = "webhook";
 /// The timeout Kubernetes gives the webhook of mode `Webhook`.
 const LEGACY_WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -47,15 +48,19 @@ fn build(
         .authorizers
         .iter()
         .map(|entry| -> Result<Arc<dyn Authorizer>, String> {
-            Ok(match &entry.kind {
-                AuthorizerKind::Rbac => Arc::clone(rbac),
-                AuthorizerKind::AlwaysAllow => Arc::new(AlwaysAllow),
-                AuthorizerKind::AlwaysDeny => Arc::new(AlwaysDeny),
-                AuthorizerKind::Webhook(settings) => Arc::new(
-                    Webhook::new(Arc::clone(settings), domain)
-                        .map_err(|e| format!("webhook authorizer {:?}: {e}", entry.name))?,
+            let (kind, authorizer): (&'static str, Arc<dyn Authorizer>) = match &entry.kind {
+                AuthorizerKind::Rbac => ("RBAC", Arc::clone(rbac)),
+                AuthorizerKind::AlwaysAllow => ("AlwaysAllow", Arc::new(AlwaysAllow)),
+                AuthorizerKind::AlwaysDeny => ("AlwaysDeny", Arc::new(AlwaysDeny)),
+                AuthorizerKind::Webhook(settings) => (
+                    "Webhook",
+                    Arc::new(
+                        Webhook::new(Arc::clone(settings), domain)
+                            .map_err(|e| format!("webhook authorizer {:?}: {e}", entry.name))?,
+                    ),
                 ),
-            })
+            };
+            Ok(Counted::wrap(kind, &entry.name, authorizer))
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 
 pub mod always;
 pub mod configured;
+pub mod counted;
 pub mod create_on_update;
 pub mod privileged;
 pub mod rbac;

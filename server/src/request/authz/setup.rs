@@ -10,6 +10,7 @@ use tokio::sync::watch;
 
 use super::always::{AlwaysAllow, AlwaysDeny};
 use super::configured;
+use super::counted::Counted;
 use super::privileged::PrivilegedGroups;
 use super::rbac::{Rbac, informers};
 use super::{Authorizer, Authorizers};
@@ -58,18 +59,29 @@ pub async fn authorization(
         );
         return Ok(Authorization { authorizers, rbac });
     }
+    // Modes are counted under kube's names for them: the mode in lower
+    // case, `webhook` for the legacy webhook.
     for mode in &modes {
-        chain.push(match mode.as_str() {
-            "RBAC" => Arc::new(rbac.clone()),
-            "AlwaysAllow" => Arc::new(AlwaysAllow),
-            "AlwaysDeny" => Arc::new(AlwaysDeny),
-            "Webhook" => configured::legacy_webhook(&config.authorization, &config.api_domain)?,
+        let (kind, authorizer): (&'static str, Arc<dyn Authorizer>) = match mode.as_str() {
+            "RBAC" => ("RBAC", Arc::new(rbac.clone())),
+            "AlwaysAllow" => ("AlwaysAllow", Arc::new(AlwaysAllow)),
+            "AlwaysDeny" => ("AlwaysDeny", Arc::new(AlwaysDeny)),
+            "Webhook" => (
+                "Webhook",
+                configured::legacy_webhook(&config.authorization, &config.api_domain)?,
+            ),
             other => {
                 return Err(format!(
                     "--authorization-mode: mode {other:?} is not available in this build"
                 ));
             }
-        });
+        };
+        let name = if kind == "Webhook" {
+            configured::LEGACY_WEBHOOK_NAME.to_string()
+        } else {
+            kind.to_ascii_lowercase()
+        };
+        chain.push(Counted::wrap(kind, &name, authorizer));
     }
     Ok(Authorization {
         authorizers: Arc::new(Authorizers::new(chain)),

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::api::error::ApiError;
+use crate::metrics::timing_ratio::{READ_VS_WRITE_BOUNDS, TimingRatio};
 use crate::request::info::RequestInfo;
 use crate::request::overload::long_running::is_long_running;
 use crate::request::user::{MASTERS, UserInfo};
@@ -27,6 +28,22 @@ struct Class {
     /// The most served at once since the last `take_watermarks`.
     watermark: AtomicUsize,
     dropped: AtomicU64,
+    /// Requests executing over the limit, through time (limited classes
+    /// only).
+    executing: Option<Arc<TimingRatio>>,
+}
+
+impl Class {
+    fn limited(limit: usize) -> Class {
+        #[allow(clippy::cast_precision_loss)]
+        let executing =
+            (limit > 0).then(|| Arc::new(TimingRatio::new(&READ_VS_WRITE_BOUNDS, limit as f64)));
+        Class {
+            limit,
+            executing,
+            ..Class::default()
+        }
+    }
 }
 
 /// A snapshot of the limiter's counters, for `/metrics`
@@ -54,10 +71,11 @@ pub struct Permit {
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        self.limiter
-            .class(self.mutating)
-            .current
-            .fetch_sub(1, Ordering::AcqRel);
+        let class = self.limiter.class(self.mutating);
+        class.current.fetch_sub(1, Ordering::AcqRel);
+        if let Some(executing) = &class.executing {
+            executing.add(-1);
+        }
     }
 }
 
@@ -65,14 +83,8 @@ impl InflightLimiter {
     #[must_use]
     pub fn new(read_only_limit: usize, mutating_limit: usize) -> InflightLimiter {
         InflightLimiter {
-            read_only: Class {
-                limit: read_only_limit,
-                ..Class::default()
-            },
-            mutating: Class {
-                limit: mutating_limit,
-                ..Class::default()
-            },
+            read_only: Class::limited(read_only_limit),
+            mutating: Class::limited(mutating_limit),
         }
     }
 
@@ -104,6 +116,9 @@ impl InflightLimiter {
         let now = class.current.fetch_add(1, Ordering::AcqRel) + 1;
         if now <= class.limit {
             class.watermark.fetch_max(now, Ordering::Relaxed);
+            if let Some(executing) = &class.executing {
+                executing.add(1);
+            }
             return Ok(Some(Permit {
                 limiter: Arc::clone(self),
                 mutating,
@@ -128,6 +143,16 @@ impl InflightLimiter {
             read_only_dropped: self.read_only.dropped.load(Ordering::Relaxed),
             mutating_dropped: self.mutating.dropped.load(Ordering::Relaxed),
         }
+    }
+
+    /// The executing-requests ratio of each limited class, by kube's
+    /// `request_kind` (`readOnly`, `mutating`).
+    #[must_use]
+    pub fn executing_ratios(&self) -> Vec<(&'static str, Arc<TimingRatio>)> {
+        [("readOnly", &self.read_only), ("mutating", &self.mutating)]
+            .into_iter()
+            .filter_map(|(kind, class)| class.executing.clone().map(|r| (kind, r)))
+            .collect()
     }
 
     /// The most (read-only, mutating) requests served at once since the

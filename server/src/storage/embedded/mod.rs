@@ -86,6 +86,7 @@ impl Embedded {
             fsync_seconds: spread(&timings.fsync.snapshot(), MICROS),
             group_commit_size: spread(&timings.group_commit.snapshot(), 1.0),
             compaction_seconds: spread(&timings.compaction.snapshot(), MICROS),
+            watch_lag_seconds: spread(&timings.watch_lag.snapshot(), MICROS),
         }
     }
 
