@@ -2,7 +2,8 @@
 //! altered acknowledged write, a half-applied or resurrected request, and
 //! watch streams with a gap, a duplicate or events out of order.
 
-use super::ledger::{After, Kind, Ledger, Object, State};
+use super::kinds::Kind;
+use super::ledger::{After, Ledger, Object, State};
 use super::watching::{Event, Watch};
 
 fn present(rv: u64, content: &str) -> State {
@@ -128,4 +129,23 @@ fn gaps_duplicates_and_disorder_are_anomalies() {
         event("ADDED", "k0-o1", 3, "a"),
     ]);
     assert_eq!(disorder.order_anomalies().len(), 1);
+}
+
+#[test]
+fn only_a_graceful_deletion_may_end_without_the_client() {
+    let marked = State::Present {
+        rv: 5,
+        content: "a".into(),
+        terminating: true,
+    };
+    let mut pod = Object::new(Kind::Pod, false);
+    pod.settle(marked.clone());
+    assert_eq!(pod.reconcile("p", State::Absent), None);
+    assert!(pod.deleted, "the server's delete owes a DELETED event");
+    let mut held = Object::new(Kind::ConfigMap, true);
+    held.settle(marked);
+    assert!(held.reconcile("c", State::Absent).is_some());
+    let mut unmarked_pod = acknowledged(present(5, "a"));
+    unmarked_pod.graceful = true;
+    assert!(unmarked_pod.reconcile("p", State::Absent).is_some());
 }

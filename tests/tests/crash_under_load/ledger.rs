@@ -7,33 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-/// The two kinds the traffic writes: a built-in one and a custom resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    ConfigMap,
-    Gadget,
-}
-
-pub const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
-pub const GADGETS: &str = "/apis/campaign.example.com/v1/namespaces/default/gadgets";
-
-impl Kind {
-    pub fn collection(self) -> &'static str {
-        match self {
-            Kind::ConfigMap => CONFIGMAPS,
-            Kind::Gadget => GADGETS,
-        }
-    }
-
-    /// The object's content: the one field every write changes.
-    pub fn content(self, object: &Value) -> String {
-        let field = match self {
-            Kind::ConfigMap => &object["data"]["v"],
-            Kind::Gadget => &object["spec"]["v"],
-        };
-        field.as_str().unwrap_or_default().to_string()
-    }
-}
+use super::kinds::Kind;
 
 /// An object's state as the server shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +60,9 @@ pub struct Object {
     pub pending: Option<After>,
     /// Whether it was created with a finalizer (a delete only marks it).
     pub finalizer: bool,
+    /// Whether its deletion is graceful: marked, then ended by the server
+    /// once the grace period is over, so a marked object may be gone.
+    pub graceful: bool,
     /// Durable writes leaving it present: (resourceVersion, content).
     pub writes: Vec<(u64, String)>,
     /// Whether a durable delete removed it (a DELETED event is owed).
@@ -99,8 +76,18 @@ impl Object {
             state: State::Absent,
             pending: None,
             finalizer,
+            graceful: kind == Kind::Pod,
             writes: Vec::new(),
             deleted: false,
+        }
+    }
+
+    /// Whether the client may still write it: present, and not waiting
+    /// for the server to end its graceful deletion.
+    pub fn is_writable(&self) -> bool {
+        match self.state {
+            State::Present { terminating, .. } => !(terminating && self.graceful),
+            State::Absent => false,
         }
     }
 
@@ -112,6 +99,27 @@ impl Object {
         }
         self.state = state;
         self.pending = None;
+    }
+
+    /// Whether the server may have ended this object's graceful deletion.
+    fn may_have_expired(&self) -> bool {
+        let marked = |s: &State| {
+            matches!(
+                s,
+                State::Present {
+                    terminating: true,
+                    ..
+                }
+            )
+        };
+        let marking = matches!(
+            self.pending,
+            Some(After::Present {
+                terminating: true,
+                ..
+            })
+        );
+        self.graceful && (marked(&self.state) || marking)
     }
 
     /// Whether `seen` is what the pending request would have left.
@@ -141,7 +149,7 @@ impl Object {
             self.pending = None;
             return None;
         }
-        if self.is_pending_outcome(&seen) {
+        if self.is_pending_outcome(&seen) || (seen == State::Absent && self.may_have_expired()) {
             self.settle(seen);
             return None;
         }

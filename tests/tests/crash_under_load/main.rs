@@ -1,7 +1,7 @@
 //! Crash under load: the real binary on one data directory, driven by
 //! several clients (creates, preconditioned updates, merge, strategic and
 //! apply patches, deletes with finalizers and grace, deletecollection, a
-//! custom resource) and watchers, is killed with SIGKILL at seeded random
+//! custom resource, graceful pod deletion) and watchers, is killed with SIGKILL at seeded random
 //! moments, or aborted by an engine failpoint, again and again. After each
 //! restart every acknowledged write is there with its resourceVersion and
 //! content, each cut-off request left its object before or after, and the
@@ -10,6 +10,7 @@
 //! length and the moments.
 
 mod checker_tests;
+mod kinds;
 mod ledger;
 mod process;
 mod traffic;
@@ -22,9 +23,10 @@ use std::time::{Duration, Instant};
 use cairn_tests::client;
 use serde_json::{Value, json};
 
-use ledger::{CONFIGMAPS, GADGETS, Kind};
+use kinds::{GADGETS, Kind, manifest};
+use ledger::State;
 use process::{Process, kill_9};
-use traffic::{Client, manifest};
+use traffic::Client;
 use watching::{Watch, list_revision};
 
 const CLIENTS: usize = 4;
@@ -54,6 +56,8 @@ struct Campaign {
     watches: Vec<Watch>,
     anomalies: Vec<String>,
     runs: usize,
+    /// Requests cut off by a crash: (found applied, found not applied).
+    cut_off: (u64, u64),
 }
 
 impl Campaign {
@@ -64,7 +68,7 @@ impl Campaign {
         install_crd(p.port);
         let mut watches = Vec::new();
         if watch {
-            for kind in [Kind::ConfigMap, Kind::Gadget] {
+            for kind in Kind::ALL {
                 let list = get(p.port, kind.collection());
                 watches.push(Watch::new(kind, list_revision(&list)));
             }
@@ -77,6 +81,7 @@ impl Campaign {
             watches,
             anomalies: Vec::new(),
             runs: 1,
+            cut_off: (0, 0),
         }
     }
 
@@ -85,22 +90,56 @@ impl Campaign {
         let p = Process::start(&self.data_dir, &self.args, failpoint, self.runs);
         self.runs += 1;
         let mut listed = BTreeMap::new();
-        for collection in [CONFIGMAPS, GADGETS] {
+        for collection in Kind::ALL.map(Kind::collection) {
             let list = get(p.port, collection);
             for item in list["items"].as_array().into_iter().flatten() {
                 let name = item["metadata"]["name"].as_str().unwrap_or_default();
                 listed.insert((collection, name.to_string()), item.clone());
             }
         }
+        let run = self.runs - 1;
+        let in_flight = self.cut_off_objects();
+        for (client, name, _) in &in_flight {
+            let object = &self.clients[*client].ledger.objects[name];
+            let kind = object.kind;
+            let path = format!("{}/{name}", kind.collection());
+            let r = client::request(p.port, "GET", &path, &[], None).expect("GET");
+            let body: Option<Value> = (r.status == 200).then(|| r.json());
+            let got = State::of(kind, body.as_ref());
+            let listed_state = State::of(kind, listed.get(&(kind.collection(), name.clone())));
+            if got != listed_state && !object.graceful {
+                self.anomalies.push(format!(
+                    "run {run}: {name}: GET shows {got:?}, the list {listed_state:?}"
+                ));
+            }
+        }
         for c in &mut self.clients {
             let found = c.ledger.reconcile(&listed);
-            self.anomalies.extend(
-                found
-                    .into_iter()
-                    .map(|a| format!("run {}: {a}", self.runs - 1)),
-            );
+            self.anomalies
+                .extend(found.into_iter().map(|a| format!("run {run}: {a}")));
+        }
+        for (client, name, before) in in_flight {
+            if self.clients[client].ledger.objects[&name].state == before {
+                self.cut_off.1 += 1;
+            } else {
+                self.cut_off.0 += 1;
+            }
         }
         p
+    }
+
+    /// (client, name, acknowledged state) of each object a crash cut a
+    /// request on.
+    fn cut_off_objects(&self) -> Vec<(usize, String, State)> {
+        let mut found = Vec::new();
+        for (i, c) in self.clients.iter().enumerate() {
+            for (name, o) in &c.ledger.objects {
+                if o.pending.is_some() {
+                    found.push((i, name.clone(), o.state.clone()));
+                }
+            }
+        }
+        found
     }
 
     /// One round of traffic and watches, ended by `crash`. Returns whether
@@ -174,9 +213,18 @@ impl Campaign {
         let objects: usize = self.clients.iter().map(|c| c.ledger.objects.len()).sum();
         let answered: u64 = self.clients.iter().map(|c| c.answered).sum();
         let events: usize = self.watches.iter().map(|w| w.events.len()).sum();
+        let mut kinds = BTreeMap::new();
+        for o in self.clients.iter().flat_map(|c| c.ledger.objects.values()) {
+            let (objects, deleted) = kinds.entry(format!("{:?}", o.kind)).or_insert((0, 0));
+            *objects += 1;
+            *deleted += usize::from(o.deleted);
+        }
         format!(
-            "{} runs, {answered} answered requests on {objects} objects, {events} watch events, {} anomalies",
+            "{} runs, {answered} answered requests on {objects} objects ((made, deleted) by kind: {kinds:?}), \
+             cut-off requests found applied {} and not applied {}, {events} watch events, {} anomalies",
             self.runs,
+            self.cut_off.0,
+            self.cut_off.1,
             self.anomalies.len()
         )
     }

@@ -8,7 +8,8 @@ use std::io;
 use cairn_tests::{Response, client};
 use serde_json::{Value, json};
 
-use super::ledger::{After, Kind, Ledger, Object, State, resource_version};
+use super::kinds::{CONFIGMAPS, Kind, content_patch, manifest};
+use super::ledger::{After, Ledger, Object, State, resource_version};
 
 pub struct Client {
     pub id: usize,
@@ -60,19 +61,19 @@ impl Client {
             .ledger
             .objects
             .iter()
-            .filter(|(_, o)| matches!(o.state, State::Present { .. }) && o.pending.is_none())
+            .filter(|(_, o)| o.pending.is_none() && o.is_writable())
             .map(|(n, _)| n.clone())
             .collect();
         if self.roll(15) == 0 {
             return self.batch(port);
         }
         if live.len() < 3 || self.roll(8) == 0 {
-            let kind = if self.roll(3) == 0 {
-                Kind::Gadget
-            } else {
-                Kind::ConfigMap
+            let kind = match self.roll(6) {
+                0 | 1 => Kind::Gadget,
+                2 => Kind::Pod,
+                _ => Kind::ConfigMap,
             };
-            let finalizer = self.roll(3) == 0;
+            let finalizer = kind != Kind::Pod && self.roll(3) == 0;
             let name = self.fresh("o");
             return self.create(port, kind, &name, finalizer, None);
         }
@@ -89,10 +90,11 @@ impl Client {
             return self.finalize(port, &name, kind);
         }
         match self.roll(7) {
-            0 => self.put(port, &name, kind, rv, false),
-            1 => self.put(port, &name, kind, rv, true),
-            2 => self.merge_patch(port, &name, kind, rv),
-            3 if kind == Kind::ConfigMap => self.strategic_patch(port, &name),
+            // A Pod's PUT would need every defaulted field back.
+            0 if kind != Kind::Pod => self.put(port, &name, kind, rv, false),
+            1 if kind != Kind::Pod => self.put(port, &name, kind, rv, true),
+            0..=2 => self.merge_patch(port, &name, kind, rv),
+            3 if kind != Kind::Gadget => self.strategic_patch(port, &name, kind),
             3 | 4 => self.apply(port, &name, kind),
             _ => self.delete(port, &name, kind, rv),
         }
@@ -235,10 +237,10 @@ impl Client {
         self.patch(port, name, kind, content, MERGE, patch, "")
     }
 
-    fn strategic_patch(&mut self, port: u16, name: &str) -> Step {
+    fn strategic_patch(&mut self, port: u16, name: &str, kind: Kind) -> Step {
         let content = self.content();
-        let patch = content_patch(Kind::ConfigMap, &content);
-        self.patch(port, name, Kind::ConfigMap, content, STRATEGIC, patch, "")
+        let patch = content_patch(kind, &content);
+        self.patch(port, name, kind, content, STRATEGIC, patch, "")
     }
 
     fn apply(&mut self, port: u16, name: &str, kind: Kind) -> Step {
@@ -278,11 +280,15 @@ impl Client {
     /// precondition: gone at once, or marked when a finalizer holds it.
     fn delete(&mut self, port: u16, name: &str, kind: Kind, rv: u64) -> Step {
         let object = &self.ledger.objects[name];
-        let (finalizer, content) = match &object.state {
-            State::Present { content, .. } => (object.finalizer, content.clone()),
+        let (marks, content) = match &object.state {
+            State::Present { content, .. } => {
+                (object.finalizer || object.graceful, content.clone())
+            }
             State::Absent => unreachable!("deletes only present objects"),
         };
-        let grace = self.roll(3);
+        // A pod's grace period is what keeps it (0 deletes it at once).
+        let graceful = object.graceful;
+        let grace = self.roll(3) + u64::from(graceful);
         let options = if self.roll(2) == 0 {
             Some(
                 json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"resourceVersion": rv.to_string()}}),
@@ -290,7 +296,7 @@ impl Client {
         } else {
             None
         };
-        let after = if finalizer {
+        let after = if marks {
             After::Present {
                 content,
                 terminating: true,
@@ -306,8 +312,8 @@ impl Client {
             Some(after),
             ("DELETE", path, content_type, options),
         )?;
-        if finalizer {
-            self.settle_present(name, kind, &r, 200, "DELETE with a finalizer");
+        if marks {
+            self.settle_present(name, kind, &r, 200, "graceful or held DELETE");
         } else if self.settle(name, &r, 200, "DELETE").is_some() {
             self.object(name).settle(State::Absent);
         }
@@ -358,25 +364,3 @@ const JSON: &str = "application/json";
 const MERGE: &str = "application/merge-patch+json";
 const STRATEGIC: &str = "application/strategic-merge-patch+json";
 const APPLY: &str = "application/apply-patch+yaml";
-use super::ledger::CONFIGMAPS;
-
-/// A whole object of `kind` with `content`.
-pub fn manifest(kind: Kind, name: &str, content: &str) -> Value {
-    match kind {
-        Kind::ConfigMap => json!({
-            "apiVersion": "v1", "kind": "ConfigMap",
-            "metadata": {"name": name}, "data": {"v": content},
-        }),
-        Kind::Gadget => json!({
-            "apiVersion": "campaign.example.com/v1", "kind": "Gadget",
-            "metadata": {"name": name}, "spec": {"v": content},
-        }),
-    }
-}
-
-fn content_patch(kind: Kind, content: &str) -> Value {
-    match kind {
-        Kind::ConfigMap => json!({"data": {"v": content}}),
-        Kind::Gadget => json!({"spec": {"v": content}}),
-    }
-}

@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, HashSet};
 use cairn_tests::WatchStream;
 use serde_json::Value;
 
-use super::ledger::{Kind, Ledger, resource_version};
+use super::kinds::Kind;
+use super::ledger::{Ledger, resource_version};
 
 /// One delivered event of a campaign object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
