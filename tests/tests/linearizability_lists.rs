@@ -20,10 +20,19 @@ const SELECTOR: &str = "labelSelector=campaign%3Dlin";
 const WRITERS: usize = 12;
 const LISTERS: usize = 2;
 const KEYS: u64 = 4;
-const CALLS_PER_WRITER: usize = 120;
-const LISTS_PER_LISTER: usize = 150;
-/// When clients stop starting new calls, however far they got.
-const BUDGET: Duration = Duration::from_secs(30);
+/// Writes per writer (`CAIRN_LIN_WRITES` for a long form); listers list
+/// until the writers are done.
+const WRITES_PER_WRITER: u64 = 120;
+/// When writers stop starting new calls, however far they got
+/// (`CAIRN_LIN_BUDGET_SECS` for a long form).
+const BUDGET_SECS: u64 = 30;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 fn nanos(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_nanos()).expect("nanoseconds fit")
@@ -55,11 +64,13 @@ fn roll(rng: &mut u64, n: u64) -> u64 {
 
 /// One writer's calls: random writes on the shared keys.
 fn writer(id: usize, port: u16, start: Instant) -> Vec<Write> {
+    let calls = env_number("CAIRN_LIN_WRITES", WRITES_PER_WRITER);
+    let budget = Duration::from_secs(env_number("CAIRN_LIN_BUDGET_SECS", BUDGET_SECS));
     let mut rng = 0x9e37_79b9_7f4a_7c15 ^ (id as u64 + 1);
     let mut seen: BTreeMap<String, u64> = BTreeMap::new();
     let mut writes = Vec::new();
-    for n in 0..CALLS_PER_WRITER {
-        if start.elapsed() >= BUDGET {
+    for n in 0..calls {
+        if start.elapsed() >= budget {
             break;
         }
         let key = format!("lin-{}", roll(&mut rng, KEYS));
@@ -133,7 +144,7 @@ fn writer(id: usize, port: u16, start: Instant) -> Vec<Write> {
 fn lister(id: usize, port: u16, start: Instant, stop: &AtomicBool) -> Vec<List> {
     let mut rng = 0x2545_f491_4f6c_dd1d ^ (id as u64 + 1);
     let mut lists: Vec<List> = Vec::new();
-    while lists.len() < LISTS_PER_LISTER && !stop.load(Ordering::SeqCst) {
+    while !stop.load(Ordering::SeqCst) {
         let exact = match lists.len() {
             0 => None,
             n if roll(&mut rng, 3) == 0 => Some(lists[roll(&mut rng, n as u64) as usize].rv),
