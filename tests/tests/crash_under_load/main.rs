@@ -1,18 +1,21 @@
 //! Crash under load: the real binary on one data directory, driven by
 //! several clients (creates, preconditioned updates, merge, strategic and
-//! apply patches, deletes with finalizers and grace, deletecollection, a
-//! custom resource, graceful pod deletion) and watchers, is killed with SIGKILL at seeded random
-//! moments, or aborted by an engine failpoint, again and again. After each
+//! apply patches, deletes with finalizers, graceful pod deletion,
+//! deletecollection, a custom resource) and watchers, is killed with
+//! SIGKILL at seeded random moments, or aborted by an engine failpoint, again and again. After each
 //! restart every acknowledged write is there with its resourceVersion and
 //! content, each cut-off request left its object before or after, and the
 //! watches resumed from the last resourceVersion seen miss and repeat
-//! nothing. `CAIRN_CRASH_ROUNDS` (default 30) and `CAIRN_CRASH_SEED` set the
+//! nothing; at the end `cairn-store verify` is clean. The failpoint test
+//! also cuts `cairn-store snapshot save` short before its rename.
+//! `CAIRN_CRASH_ROUNDS` (default 30) and `CAIRN_CRASH_SEED` set the
 //! length and the moments.
 
 mod checker_tests;
 mod kinds;
 mod ledger;
 mod process;
+mod store_tool;
 mod traffic;
 mod watching;
 
@@ -207,6 +210,7 @@ impl Campaign {
             self.anomalies.extend(c.anomalies.iter().cloned());
         }
         p.kill();
+        self.anomalies.extend(store_tool::verify(&self.data_dir));
     }
 
     fn summary(&self) -> String {
@@ -322,11 +326,21 @@ fn engine_failpoints_under_load_lose_nothing_acknowledged() {
         for (point, spread) in POINTS {
             let armed = format!("{point}@{}", 1 + roll(&mut moments, spread));
             let p = campaign.restart(Some(&armed));
-            if campaign.round(p, Crash::Failpoint(point, Duration::from_secs(10))) {
+            let cut = dir.path().join("cut.snapshot");
+            campaign
+                .anomalies
+                .extend(store_tool::cut_snapshot(&p.data_dir, &cut));
+            if campaign.round(p, Crash::Failpoint(point, Duration::from_secs(60))) {
                 *fired.entry(point).or_default() += 1;
             }
         }
     }
+    let whole = dir.path().join("whole.snapshot");
+    let p = campaign.restart(None);
+    campaign
+        .anomalies
+        .extend(store_tool::snapshot(&p.data_dir, &whole));
+    p.kill();
     campaign.finish();
     eprintln!(
         "failpoint campaign (seed {seed}): {}; aborted at {fired:?}",

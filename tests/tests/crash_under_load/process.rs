@@ -12,6 +12,7 @@ use cairn_tests::{binary, client, free_port};
 pub struct Process {
     child: Child,
     pub port: u16,
+    pub data_dir: PathBuf,
     log: PathBuf,
 }
 
@@ -42,7 +43,12 @@ impl Process {
             if let Ok(r) = client::request(port, "GET", "/readyz", &[], None)
                 && r.status == 200
             {
-                return Process { child, port, log };
+                return Process {
+                    child,
+                    port,
+                    data_dir: data_dir.to_path_buf(),
+                    log,
+                };
             }
             if let Ok(Some(status)) = child.try_wait() {
                 panic!(
