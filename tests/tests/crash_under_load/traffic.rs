@@ -16,6 +16,9 @@ pub struct Client {
     rng: u64,
     seq: u64,
     pub ledger: Ledger,
+    /// Names of its objects not known to be gone (the ledger keeps every
+    /// object ever made; choosing among these stays cheap as it grows).
+    active: Vec<String>,
     pub anomalies: Vec<String>,
     /// Answered requests, over all rounds.
     pub answered: u64,
@@ -33,6 +36,7 @@ impl Client {
             rng: seed ^ (0x9e37_79b9_7f4a_7c15_u64.wrapping_mul(id as u64 + 1)) | 1,
             seq: 0,
             ledger: Ledger::default(),
+            active: Vec::new(),
             anomalies: Vec::new(),
             answered: 0,
         }
@@ -57,12 +61,14 @@ impl Client {
     }
 
     fn one(&mut self, port: u16) -> Step {
+        let objects = &self.ledger.objects;
+        self.active
+            .retain(|n| objects[n].pending.is_some() || objects[n].state != State::Absent);
         let live: Vec<String> = self
-            .ledger
-            .objects
+            .active
             .iter()
-            .filter(|(_, o)| o.pending.is_none() && o.is_writable())
-            .map(|(n, _)| n.clone())
+            .filter(|n| objects[*n].pending.is_none() && objects[*n].is_writable())
+            .cloned()
             .collect();
         if self.roll(15) == 0 {
             return self.batch(port);
@@ -176,6 +182,7 @@ impl Client {
         self.ledger
             .objects
             .insert(name.to_string(), Object::new(kind, finalizer));
+        self.active.push(name.to_string());
         let content = self.content();
         let mut body = manifest(kind, name, &content);
         if finalizer {
