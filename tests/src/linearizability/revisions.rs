@@ -7,6 +7,7 @@
 //! list that finished before another began has the lower revision).
 
 mod log;
+mod real_time;
 #[cfg(test)]
 mod tests;
 
@@ -78,7 +79,7 @@ pub fn check(h: &History) -> Vec<String> {
     for l in &h.lists {
         anomalies.extend(check_list(l, &log));
     }
-    anomalies.extend(real_time(h));
+    anomalies.extend(real_time::check(h, &log));
     anomalies
 }
 
@@ -148,40 +149,6 @@ fn check_list(l: &List, log: &ChangeLog) -> Vec<String> {
             "list at {} shows {:?}; the changes up to it leave {expected:?}",
             l.rv, l.items
         ));
-    }
-    anomalies
-}
-
-/// Revisions against real time: whatever finished before another call
-/// began has a lower (for a list: not higher) revision.
-fn real_time(h: &History) -> Vec<String> {
-    // (invoked, returned, revision, is a write, description)
-    let mut calls: Vec<(u64, u64, u64, bool, String)> = Vec::new();
-    for w in &h.writes {
-        if let Effect::Put { rv, .. } = &w.effect {
-            calls.push((w.invoked, w.returned, *rv, true, format!("write {w:?}")));
-        }
-    }
-    for l in h.lists.iter().filter(|l| l.exact.is_none()) {
-        let what = format!("list at {} [{}..{}]", l.rv, l.invoked, l.returned);
-        calls.push((l.invoked, l.returned, l.rv, false, what));
-    }
-    calls.sort_by_key(|c| c.1);
-    let mut anomalies = Vec::new();
-    for (i, a) in calls.iter().enumerate() {
-        for b in &calls[i + 1..] {
-            if a.1 >= b.0 {
-                continue;
-            }
-            // A finished before B began.
-            let ordered = if b.3 { a.2 < b.2 } else { a.2 <= b.2 };
-            if !ordered {
-                anomalies.push(format!(
-                    "{} finished before {} began, yet its revision is not lower",
-                    a.4, b.4
-                ));
-            }
-        }
     }
     anomalies
 }

@@ -186,3 +186,25 @@ fn an_exact_list_answered_at_another_revision_is_rejected() {
     h.lists.push(l);
     assert!(!check(&h).is_empty());
 }
+
+#[test]
+fn a_list_missing_a_finished_delete_is_rejected() {
+    // The delete of a finished at 50; a list begun later, at revision 11,
+    // still shows a (the log puts the delete at 12, past the list).
+    let mut h = consistent();
+    h.lists[1] = list((51, 55), 11, &[("a", 10, "a1"), ("b", 11, "b1")]);
+    let anomalies = check(&h);
+    assert!(anomalies.iter().any(|a| a.contains("delete")), "{anomalies:?}");
+}
+
+#[test]
+fn an_acknowledged_delete_nowhere_in_the_log_is_rejected() {
+    let mut h = consistent();
+    for w in &mut h.watches {
+        w.events.retain(|e| e.value.is_some());
+    }
+    h.lists.truncate(1);
+    let anomalies = check(&h);
+    assert_eq!(anomalies.len(), 1, "{anomalies:?}");
+    assert!(anomalies[0].contains("no delete of its key"), "{anomalies:?}");
+}
