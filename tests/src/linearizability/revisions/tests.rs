@@ -194,7 +194,10 @@ fn a_list_missing_a_finished_delete_is_rejected() {
     let mut h = consistent();
     h.lists[1] = list((51, 55), 11, &[("a", 10, "a1"), ("b", 11, "b1")]);
     let anomalies = check(&h);
-    assert!(anomalies.iter().any(|a| a.contains("delete")), "{anomalies:?}");
+    assert!(
+        anomalies.iter().any(|a| a.contains("delete")),
+        "{anomalies:?}"
+    );
 }
 
 #[test]
@@ -206,5 +209,8 @@ fn an_acknowledged_delete_nowhere_in_the_log_is_rejected() {
     h.lists.truncate(1);
     let anomalies = check(&h);
     assert_eq!(anomalies.len(), 1, "{anomalies:?}");
-    assert!(anomalies[0].contains("no delete of its key"), "{anomalies:?}");
+    assert!(
+        anomalies[0].contains("no delete of its key"),
+        "{anomalies:?}"
+    );
 }
