@@ -35,6 +35,7 @@ pub(crate) fn write(dir: &Path, manifest: &Manifest) -> Result<()> {
     f.write_all(&manifest.encode())
         .map_err(|e| Error::io("write", &tmp, e))?;
     f.sync_all().map_err(|e| Error::io("fsync", &tmp, e))?;
+    crate::failpoint::hit("manifest:before-rename");
     fs::rename(&tmp, &path).map_err(|e| Error::io("rename", &path, e))?;
     sync_dir(dir)
 }

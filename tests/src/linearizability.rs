@@ -4,6 +4,7 @@
 //! does, run separately on each key's calls.
 
 pub mod register;
+pub mod revisions;
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Debug;

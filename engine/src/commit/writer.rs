@@ -120,9 +120,11 @@ impl Writer {
             self.buf.clear();
         }
         if self.shared.options.sync == SyncMode::Full {
+            crate::failpoint::hit("commit:before-sync");
             let started = std::time::Instant::now();
             self.active.sync()?;
             self.shared.timings.fsync.record_duration(started.elapsed());
+            crate::failpoint::hit("commit:after-sync");
         }
         self.active.publish();
         Ok(())

@@ -74,6 +74,7 @@ pub fn save(
     let tmp = tmp_path(file);
     let written = write(&log, &tmp, revision, progress);
     let result = written.and_then(|info| {
+        crate::failpoint::hit("snapshot:before-rename");
         fs::rename(&tmp, file).map_err(|e| Error::io("rename", file, e))?;
         let parent = file
             .parent()
