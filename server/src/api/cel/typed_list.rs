@@ -240,17 +240,25 @@ impl<'v> Adder for TypedList<'v> {
             .map(|e| e.clone_as_boxed())
             .collect();
         let mut positions = self.positions();
+        let left = items.len();
         for element in other.inner().iter() {
             let element = element.as_ref();
-            match (self.find(&items, &positions, element), &self.identity) {
-                (Some(_), Identity::Set) => {}
-                (Some(at), Identity::Map(_)) => items[at] = element.clone_as_boxed(),
-                (None, _) => {
-                    if let Some(k) = self.key(element) {
-                        positions.insert(k, items.len());
+            match &self.identity {
+                // A union: the right's repeats are dropped too.
+                Identity::Set => {
+                    if self.find(&items, &positions, element).is_none() {
+                        if let Some(k) = self.key(element) {
+                            positions.insert(k, items.len());
+                        }
+                        items.push(element.clone_as_boxed());
                     }
-                    items.push(element.clone_as_boxed());
                 }
+                // Only the left's elements are replaced: right elements
+                // sharing a new key are all appended, as Kubernetes does.
+                Identity::Map(_) => match self.find(&items[..left], &positions, element) {
+                    Some(at) => items[at] = element.clone_as_boxed(),
+                    None => items.push(element.clone_as_boxed()),
+                },
             }
         }
         Ok(CowVal::owned(TypedList::new(items, self.identity.clone())))

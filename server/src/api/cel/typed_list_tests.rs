@@ -85,6 +85,7 @@ fn adding_to_a_set_is_a_union_keeping_the_left_order() {
     );
     holds("size(self.set + ['a', 'b', 'x']) == 3", &spec);
     holds("(self.set + ['a', 'x'])[2] == 'x'", &spec);
+    holds("size(self.set + ['x', 'x', 'a']) == 3", &spec);
     // The union is a set again: it compares ignoring order.
     holds("self.set + self.other == ['d', 'c', 'b', 'a']", &spec);
     // A plain list on the left concatenates.
