@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use cairn_engine::inspect::{self, Log, LogFilter, RepairAction, Severity, View};
-use cairn_engine::snapshot;
+use cairn_engine::snapshot::{self, Contents};
 use cairn_engine::{Engine, Error, KeyRange, KeyValue, Options, RangeOptions, Revision, Txn};
 use common::{copy_dir, records, segments, workload_txn};
 
@@ -330,7 +330,8 @@ fn repair_and_restore_refuse_a_locked_directory() {
         Err(Error::Locked { .. })
     ));
     let snap = dir.path().join("s.snap");
-    snapshot::save(dir.path(), &snap, None, &small(), &|_| {}).expect("save beside a writer");
+    snapshot::save(dir.path(), &snap, None, Contents::State, &small(), &|_| {})
+        .expect("save beside a writer");
     let target = tempfile::tempdir().expect("tempdir");
     let holder = Engine::open(target.path(), small()).expect("open target");
     assert!(matches!(
@@ -357,6 +358,7 @@ fn snapshots_restore_the_state_at_every_revision() {
             dir.path(),
             dir.path().join("x"),
             Some(Revision(29)),
+            Contents::State,
             &small(),
             &|_| {}
         ),
@@ -367,6 +369,7 @@ fn snapshots_restore_the_state_at_every_revision() {
             dir.path(),
             dir.path().join("x"),
             Some(current.next()),
+            Contents::State,
             &small(),
             &|_| {}
         ),
@@ -376,7 +379,15 @@ fn snapshots_restore_the_state_at_every_revision() {
         let at = Revision(rev);
         let work = tempfile::tempdir().expect("tempdir");
         let file = work.path().join("s.snap");
-        let saved = snapshot::save(dir.path(), &file, Some(at), &small(), &|_| {}).expect("save");
+        let saved = snapshot::save(
+            dir.path(),
+            &file,
+            Some(at),
+            Contents::State,
+            &small(),
+            &|_| {},
+        )
+        .expect("save");
         let want = all_at(&src, Some(at));
         assert_eq!((saved.revision, saved.keys), (at, want.len() as u64));
         assert_eq!(
@@ -408,7 +419,7 @@ fn a_damaged_snapshot_is_refused_before_anything_is_written() {
     let dir = written(30);
     let work = tempfile::tempdir().expect("tempdir");
     let file = work.path().join("s.snap");
-    snapshot::save(dir.path(), &file, None, &small(), &|_| {}).expect("save");
+    snapshot::save(dir.path(), &file, None, Contents::State, &small(), &|_| {}).expect("save");
     let good = std::fs::read(&file).expect("read");
     for b in (0..good.len()).step_by(7).chain([good.len() - 1]) {
         let mut bad = good.clone();

@@ -209,13 +209,19 @@ pub enum EncryptionCommand {
 /// `snapshot` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum SnapshotCommand {
-    /// Write the state at a revision (default: the current one) to FILE.
+    /// Write the retained history up to a revision (default: the current
+    /// one) to FILE, or only the state at it (`--state-only`).
     Save {
         /// The snapshot file to write.
         file: PathBuf,
         /// The revision to save.
         #[arg(long, value_name = "N")]
         rev: Option<u64>,
+        /// Keep only each key's version at the revision: superseded versions
+        /// and deletes are left out, and the restored directory is compacted
+        /// at the snapshot's revision.
+        #[arg(long)]
+        state_only: bool,
         #[command(flatten)]
         dir: DataDir,
         #[command(flatten)]

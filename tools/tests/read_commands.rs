@@ -553,3 +553,77 @@ fn zeros_kept_ahead_of_appends_are_no_torn_tail_but_a_torn_record_is() {
         (&end.into(), &(torn.len() - end).into())
     );
 }
+
+/// Stats of `file` as `ls -l` (length) and `du` (512-byte blocks) see them.
+fn ls_and_du(file: &std::path::Path) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(file).expect("stat");
+    (m.len(), m.blocks() * 512)
+}
+
+#[test]
+fn info_shows_segment_files_as_ls_and_du_see_them_beside_the_live_bytes() {
+    let dir = populated(40);
+    let active = files(dir.path(), "seg").pop().expect("active segment");
+    let live = std::fs::metadata(&active).expect("stat").len();
+    // Zeros ahead of appends, written out as the engine's preallocation
+    // leaves them: 4 MiB that `ls` and `du` both count.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&active)
+        .expect("open");
+    std::io::Write::write_all(&mut f, &vec![0u8; 4 << 20]).expect("zeros");
+    f.sync_all().expect("sync");
+    drop(f);
+    let (apparent, allocated) = ls_and_du(&active);
+    assert!(allocated >= 4 << 20, "written zeros are allocated");
+
+    let j = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
+    let seg = j["segments"]
+        .as_array()
+        .expect("segments")
+        .last()
+        .expect("last")
+        .clone();
+    assert_eq!(seg["bytes"], live, "live bytes stop where the records do");
+    assert_eq!(seg["file_bytes"], apparent);
+    assert_eq!(seg["allocated_bytes"], allocated);
+    let all: Vec<(u64, u64)> = files(dir.path(), "seg")
+        .iter()
+        .map(|f| ls_and_du(f))
+        .collect();
+    assert_eq!(j["file_bytes"], all.iter().map(|s| s.0).sum::<u64>());
+    assert_eq!(j["allocated_bytes"], all.iter().map(|s| s.1).sum::<u64>());
+    assert!(j["bytes"].as_u64().expect("bytes") < 4 << 20);
+
+    let table = run_on(dir.path(), &["info"]).ok().stdout;
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(&name(&active)))
+        .unwrap_or_else(|| panic!("{table}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[2], live.to_string(), "{row}");
+    assert_eq!(cells[3], apparent.to_string(), "{row}");
+    assert_eq!(cells[4], allocated.to_string(), "{row}");
+    assert!(table.contains("segment files"), "{table}");
+    assert!(table.contains("apparent (ls)"), "{table}");
+
+    // A sparse extension: `ls` sees it, `du` does not.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&active)
+        .expect("open")
+        .set_len(apparent + (8 << 20))
+        .expect("extend");
+    let (sparse_apparent, sparse_allocated) = ls_and_du(&active);
+    let j = run_on(dir.path(), &["info", "-o", "json"]).ok().json();
+    let seg = j["segments"]
+        .as_array()
+        .expect("segments")
+        .last()
+        .expect("last")
+        .clone();
+    assert_eq!(seg["file_bytes"], sparse_apparent);
+    assert_eq!(seg["allocated_bytes"], sparse_allocated);
+    assert_ne!(seg["file_bytes"], seg["allocated_bytes"]);
+}

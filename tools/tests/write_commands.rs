@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 
 use cairn_engine::{Engine, KeyRange, Options, RangeOptions, Revision, Txn};
-use common::{contents, flip, populate, populated, run, run_on};
+use common::{cm_key, contents, flip, populate, populated, run, run_on};
 
 fn reader(dir: &Path) -> Engine {
     Engine::open_read_only(dir, Options::no_sync()).expect("read-only open")
@@ -174,6 +174,99 @@ fn snapshot_save_then_restore_gives_an_identical_dump() {
     assert_eq!(info["expiring_keys"], 1, "the TTL survives");
 }
 
+/// Saves `dir` to `file` with `extra` arguments and restores it into `new`.
+fn save_and_restore(dir: &Path, file: &Path, new: &Path, extra: &[&str]) {
+    let f = file.to_str().expect("utf-8");
+    let mut args = vec!["snapshot", "save", f];
+    args.extend_from_slice(extra);
+    run_on(dir, &args).ok();
+    let n = new.to_str().expect("utf-8");
+    let t = run(&["snapshot", "restore", f, "--data-dir", n])
+        .ok()
+        .stdout;
+    assert!(t.trim_end().ends_with("clean"), "{t}");
+}
+
+#[test]
+fn a_snapshot_keeps_the_retained_history_unless_state_only() {
+    let dir = populated(150);
+    let current = reader(dir.path()).current_revision().get();
+    let compacted = current - 100;
+    run_on(dir.path(), &["compact", "--rev", &compacted.to_string()]).ok();
+    let work = tempfile::tempdir().expect("tempdir");
+    let (file, new) = (work.path().join("h.snap"), work.path().join("h"));
+    save_and_restore(dir.path(), &file, &new, &[]);
+
+    let original = run_on(dir.path(), &["dump"]).ok().stdout;
+    assert!(
+        original.contains(r#""op":"delete""#),
+        "the retained history holds deletes"
+    );
+    assert_eq!(run_on(&new, &["dump"]).ok().stdout, original);
+    let info = run_on(&new, &["info", "-o", "json"]).ok().json();
+    assert_eq!(info["current_revision"], current);
+    assert_eq!(info["compacted_revision"], compacted);
+    // A key updated after the compaction point: every version is back.
+    let key = cm_key("ns-0", "cm-00");
+    let history = run_on(dir.path(), &["history", &key, "-o", "json"])
+        .ok()
+        .stdout;
+    assert!(history.matches("\"revision\"").count() > 1, "{history}");
+    assert_eq!(
+        run_on(&new, &["history", &key, "-o", "json"]).ok().stdout,
+        history
+    );
+    let status = run(&[
+        "snapshot",
+        "status",
+        file.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ])
+    .ok()
+    .json();
+    assert_eq!(status["contents"], "history");
+
+    // Up to an older revision: the history up to it.
+    let at = current - 30;
+    let (file, new) = (work.path().join("at.snap"), work.path().join("at"));
+    save_and_restore(dir.path(), &file, &new, &["--rev", &at.to_string()]);
+    assert_eq!(
+        run_on(&new, &["dump"]).ok().stdout,
+        run_on(dir.path(), &["dump", "--to-rev", &at.to_string()])
+            .ok()
+            .stdout
+    );
+    let info = run_on(&new, &["info", "-o", "json"]).ok().json();
+    assert_eq!(info["current_revision"], at);
+    assert_eq!(info["compacted_revision"], compacted);
+
+    // --state-only: the state alone, compacted at its revision.
+    let (file, new) = (work.path().join("s.snap"), work.path().join("s"));
+    save_and_restore(dir.path(), &file, &new, &["--state-only"]);
+    let state = run_on(&new, &["dump"]).ok().stdout;
+    assert!(state.lines().count() < original.lines().count());
+    assert!(!state.contains(r#""op":"delete""#));
+    let info = run_on(&new, &["info", "-o", "json"]).ok().json();
+    assert_eq!(info["compacted_revision"], current);
+    assert_eq!(
+        run_on(&new, &["ls", "-o", "json", "--raw"]).ok().stdout,
+        run_on(dir.path(), &["ls", "-o", "json", "--raw"])
+            .ok()
+            .stdout
+    );
+    let status = run(&[
+        "snapshot",
+        "status",
+        file.to_str().expect("utf-8"),
+        "-o",
+        "json",
+    ])
+    .ok()
+    .json();
+    assert_eq!(status["contents"], "state");
+}
+
 #[test]
 fn a_snapshot_at_an_older_revision_restores_that_state_with_its_revisions() {
     let dir = populated(150);
@@ -195,7 +288,14 @@ fn a_snapshot_at_an_older_revision_restores_that_state_with_its_revisions() {
     let f = file.to_str().expect("utf-8");
     run_on(
         dir.path(),
-        &["snapshot", "save", f, "--rev", &at.to_string()],
+        &[
+            "snapshot",
+            "save",
+            f,
+            "--rev",
+            &at.to_string(),
+            "--state-only",
+        ],
     )
     .ok();
     let t = run(&[

@@ -5,7 +5,7 @@
 //! 32      8   revision R
 //! 40      8   the source's compaction point when saved (informational)
 //! 48      8   creation time, µs since the Unix epoch (informational)
-//! 56      8   reserved = 0
+//! 56      8   contents: 0 = the state at R, 1 = the retained history up to R
 //! 64      ..  records, encoded exactly as in a segment
 //! end-28  8   bytes of records
 //! end-20  8   keys (ops in all records)
@@ -21,12 +21,21 @@ pub(crate) const PREAMBLE_LEN: usize = FILE_HEADER_LEN + 32;
 /// records_len(8) keys(8) records(8) crc(4)
 pub(crate) const TRAILER_LEN: usize = 28;
 
+/// The `contents` word of a snapshot holding the state at its revision.
+const CONTENTS_STATE: u64 = 0;
+/// The `contents` word of a snapshot holding the retained history.
+const CONTENTS_HISTORY: u64 = 1;
+
 /// The fixed fields of a snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Preamble {
     pub revision: u64,
     pub source_compacted: u64,
     pub created_micros: u64,
+    /// Whether the records are the source's retained history (deletes and
+    /// superseded versions after its compaction point included) rather than
+    /// the state at `revision`.
+    pub history: bool,
 }
 
 impl Preamble {
@@ -36,15 +45,28 @@ impl Preamble {
         out[32..40].copy_from_slice(&self.revision.to_le_bytes());
         out[40..48].copy_from_slice(&self.source_compacted.to_le_bytes());
         out[48..56].copy_from_slice(&self.created_micros.to_le_bytes());
+        let contents = if self.history {
+            CONTENTS_HISTORY
+        } else {
+            CONTENTS_STATE
+        };
+        out[56..64].copy_from_slice(&contents.to_le_bytes());
         out
     }
 
-    /// Decodes the meta block (the header is checked separately).
+    /// Decodes the meta block (the header is checked separately); `None`
+    /// when it is short or names contents this version does not know.
     pub(crate) fn decode(buf: &[u8]) -> Option<Preamble> {
+        let history = match u64_at(buf, 56)? {
+            CONTENTS_STATE => false,
+            CONTENTS_HISTORY => true,
+            _ => return None,
+        };
         Some(Preamble {
             revision: u64_at(buf, 32)?,
             source_compacted: u64_at(buf, 40)?,
             created_micros: u64_at(buf, 48)?,
+            history,
         })
     }
 }
@@ -87,11 +109,17 @@ mod tests {
             revision: 42,
             source_compacted: 7,
             created_micros: 1_700_000_000_000_000,
+            history: false,
         };
         let bytes = p.encode();
         assert_eq!(decode_file_header(&bytes, SNAPSHOT_MAGIC), Ok(42));
         assert_eq!(Preamble::decode(&bytes), Some(p));
         assert_eq!(&bytes[56..64], &[0; 8]);
+        let h = Preamble { history: true, ..p };
+        let mut bytes = h.encode();
+        assert_eq!(Preamble::decode(&bytes), Some(h));
+        bytes[56] = 2;
+        assert_eq!(Preamble::decode(&bytes), None, "unknown contents");
         let t = Trailer {
             records_len: 1000,
             keys: 12,

@@ -8,7 +8,15 @@
 //! compaction point to R: the restored directory's current revision is R,
 //! reads at R see exactly what the source saw, reads below R are
 //! `Compacted`, and the next commit gets R + 1. History before R is not
-//! kept. The byte layout is in `FORMAT.md` ("Snapshot file").
+//! kept.
+//!
+//! A history snapshot (`Contents::History`, what `cairn-store snapshot save`
+//! writes by default) holds instead every version the source retains up to
+//! R, as etcd's snapshots keep MVCC history: each key's version visible at
+//! the source's compaction point C and every record after C up to R,
+//! deletes included. Its restore sets the compaction point to C, so reads
+//! between C and R, `dump` and watches from there see what the source had.
+//! The byte layout is in `FORMAT.md` ("Snapshot file").
 
 mod format;
 mod restore;
@@ -22,6 +30,15 @@ use crate::revision::Revision;
 pub use restore::{restore, verify};
 pub use save::save;
 
+/// What a snapshot keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    /// Each key's version visible at the snapshot's revision.
+    State,
+    /// Every version the source retains up to the snapshot's revision.
+    History,
+}
+
 /// What a snapshot file holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SnapshotInfo {
@@ -29,8 +46,11 @@ pub struct SnapshotInfo {
     pub file: PathBuf,
     /// The revision whose state it holds.
     pub revision: Revision,
-    /// The source directory's compaction point when it was saved.
+    /// The source directory's compaction point when it was saved (that of
+    /// the restored directory, for a history snapshot).
     pub source_compacted: Revision,
+    /// What it keeps.
+    pub contents: Contents,
     /// When it was saved.
     pub created: SystemTime,
     /// Keys (one op each).

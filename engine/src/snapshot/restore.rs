@@ -20,8 +20,8 @@ use crate::options::Options;
 use crate::record::time_from_micros;
 use crate::revision::Revision;
 use crate::segment::{segment_path, sidecar};
-use crate::snapshot::SnapshotInfo;
 use crate::snapshot::format::{PREAMBLE_LEN, Preamble, SNAPSHOT_MAGIC, TRAILER_LEN, Trailer};
+use crate::snapshot::{Contents, SnapshotInfo};
 
 /// Walks a snapshot's records, checking its header, each record's checksum
 /// and, at the end, the file's checksum and counts' framing.
@@ -29,7 +29,7 @@ fn walk(
     file: &Path,
     options: &Options,
     progress: &dyn Fn(u64),
-    mut visit: impl FnMut(u64, &[u8]) -> Result<()>,
+    mut visit: impl FnMut(&Preamble, u64, &[u8]) -> Result<()>,
 ) -> Result<(Preamble, Trailer, u64)> {
     let max_body = usize::try_from(options.max_txn_bytes).unwrap_or(usize::MAX);
     let mut s = Stream::open(file)?;
@@ -57,7 +57,8 @@ fn walk(
         }
         Err(_) => return Err(Error::corrupt(file, 0, "not a cairn snapshot (bad magic)")),
     };
-    let preamble = Preamble::decode(head).ok_or_else(|| Error::corrupt(file, 32, "short meta"))?;
+    let preamble = Preamble::decode(head)
+        .ok_or_else(|| Error::corrupt(file, 56, "unknown snapshot contents"))?;
     if id != preamble.revision {
         return Err(Error::corrupt(
             file,
@@ -80,7 +81,7 @@ fn walk(
             Next::Record(rec) if pos + rec.len() as u64 <= records_end => {
                 hasher.update(rec);
                 let n = rec.len() as u64;
-                visit(pos, rec)?;
+                visit(&preamble, pos, rec)?;
                 pos += n;
             }
             Next::Record(_) => {
@@ -113,8 +114,10 @@ fn walk(
 }
 
 /// Checks a snapshot file completely: its checksums, and that its records
-/// describe a state (puts only, each key once, revisions increasing up to
-/// the snapshot's, per-op rules as in a segment, counts as the trailer says).
+/// describe a state (puts only, each key once) or, in a history snapshot,
+/// a history (each key once at or below the compaction point it was saved
+/// at, and as a put there), with revisions increasing up to the snapshot's,
+/// per-op rules as in a segment, and counts as the trailer says.
 pub fn verify(
     file: impl AsRef<Path>,
     options: &Options,
@@ -122,8 +125,13 @@ pub fn verify(
 ) -> Result<SnapshotInfo> {
     let file = file.as_ref();
     let mut keys: HashSet<Box<[u8]>> = HashSet::new();
-    let (mut records, mut last_rev) = (0u64, 0u64);
-    let (preamble, trailer, bytes) = walk(file, options, progress, |offset, rec| {
+    let (mut records, mut ops, mut last_rev) = (0u64, 0u64, 0u64);
+    // Known once the preamble is read, before the first record.
+    let mut state_through = u64::MAX;
+    let (preamble, trailer, bytes) = walk(file, options, progress, |preamble, offset, rec| {
+        if preamble.history {
+            state_through = preamble.source_compacted;
+        }
         let bad = |reason: String| Error::corrupt(file, offset, reason);
         let checked = crate::inspect::verify::check_record(rec, offset, None).map_err(&bad)?;
         if let Some(p) = checked.problem {
@@ -136,6 +144,10 @@ pub fn verify(
         last_rev = rev;
         let mut problem = None;
         walk_body(&rec[RECORD_PREFIX_LEN..], true, |op| {
+            ops += 1;
+            if rev > state_through {
+                return;
+            }
             if op.header.kind != OpKind::Put {
                 problem.get_or_insert_with(|| "a snapshot holds puts only".to_string());
             }
@@ -158,15 +170,13 @@ pub fn verify(
             ),
         ));
     }
-    if trailer.keys != keys.len() as u64 || trailer.records != records {
+    if trailer.keys != ops || trailer.records != records {
         return Err(Error::corrupt(
             file,
             bytes - TRAILER_LEN as u64,
             format!(
-                "trailer counts {} keys in {} records; the file holds {} in {records}",
-                trailer.keys,
-                trailer.records,
-                keys.len()
+                "trailer counts {} keys in {} records; the file holds {ops} in {records}",
+                trailer.keys, trailer.records,
             ),
         ));
     }
@@ -178,6 +188,11 @@ fn info(file: &Path, p: &Preamble, t: &Trailer, bytes: u64) -> SnapshotInfo {
         file: file.to_path_buf(),
         revision: Revision(p.revision),
         source_compacted: Revision(p.source_compacted),
+        contents: if p.history {
+            Contents::History
+        } else {
+            Contents::State
+        },
         created: time_from_micros(p.created_micros),
         keys: t.keys,
         records: t.records,
@@ -267,8 +282,10 @@ impl Output {
 /// Restores `file` into `dir`, which must be absent or empty: verifies the
 /// snapshot first, then writes its records at their original revisions into
 /// segments of at most `options.segment_bytes` (sealed ones with sidecars)
-/// and, last, a manifest whose compaction point is the snapshot's revision.
-/// The result opens at that revision; reads below it are `Compacted`.
+/// and, last, a manifest whose compaction point is the snapshot's revision
+/// (the source's compaction point, for a history snapshot). The result
+/// opens at the snapshot's revision; reads below the compaction point are
+/// `Compacted`.
 pub fn restore(
     file: impl AsRef<Path>,
     dir: impl AsRef<Path>,
@@ -284,8 +301,12 @@ pub fn restore(
     ensure_empty(dir)?;
     let mut ids = Vec::new();
     let result = write_segments(file, dir, options, progress, &mut ids).and_then(|()| {
+        let compacted = match info.contents {
+            Contents::State => info.revision,
+            Contents::History => info.source_compacted,
+        };
         let m = Manifest {
-            compacted_revision: info.revision.get(),
+            compacted_revision: compacted.get(),
             next_segment_id: ids.last().map_or(1, |id| id + 1),
             segments: ids.clone(),
         };
@@ -310,7 +331,7 @@ fn write_segments(
 ) -> Result<()> {
     ids.push(1);
     let mut out = Output::create(dir, 1)?;
-    walk(file, options, progress, |_, rec| {
+    walk(file, options, progress, |_, _, rec| {
         if out.len > FILE_HEADER_LEN as u64 && out.len + rec.len() as u64 > options.segment_bytes {
             let next = Output::create(dir, out.id + 1)?;
             ids.push(next.id);

@@ -11,11 +11,12 @@ use crate::codec::{OpHeader, OpKind, RecordBuilder};
 use crate::error::{Error, Result};
 use crate::inspect::{Log, LogFilter, View};
 use crate::options::Options;
+use crate::record::EventKind;
 use crate::record::{micros_since_epoch, time_from_micros};
 use crate::revision::Revision;
 use crate::segment::writer::sync_dir;
-use crate::snapshot::SnapshotInfo;
 use crate::snapshot::format::{Preamble, Trailer};
+use crate::snapshot::{Contents, SnapshotInfo};
 
 /// A file written through a running CRC-32.
 struct Hashed {
@@ -42,8 +43,9 @@ fn tmp_path(file: &Path) -> PathBuf {
     file.with_file_name(name)
 }
 
-/// Writes the state of `dir` at `at` (default: the current revision) to
-/// `file`, atomically (a temporary file renamed into place, then synced).
+/// Writes the state of `dir` at `at` (default: the current revision), or
+/// its retained history up to `at`, as `contents` says, to `file`,
+/// atomically (a temporary file renamed into place, then synced).
 /// Reads the directory without its lock, so it works beside a running
 /// writer: records at or below `at` never change, and a file compaction
 /// removes mid-read makes it fail rather than save a mix.
@@ -51,6 +53,7 @@ pub fn save(
     dir: impl AsRef<Path>,
     file: impl AsRef<Path>,
     at: Option<Revision>,
+    contents: Contents,
     options: &Options,
     progress: &dyn Fn(u64),
 ) -> Result<SnapshotInfo> {
@@ -72,7 +75,7 @@ pub fn save(
         });
     }
     let tmp = tmp_path(file);
-    let written = write(&log, &tmp, revision, progress);
+    let written = write(&log, &tmp, revision, contents, progress);
     let result = written.and_then(|info| {
         crate::failpoint::hit("snapshot:before-rename");
         fs::rename(&tmp, file).map_err(|e| Error::io("rename", file, e))?;
@@ -96,6 +99,7 @@ fn write(
     log: &Log,
     tmp: &Path,
     revision: Revision,
+    contents: Contents,
     progress: &dyn Fn(u64),
 ) -> Result<SnapshotInfo> {
     let f = File::create(tmp).map_err(|e| Error::io("create", tmp, e))?;
@@ -109,6 +113,7 @@ fn write(
         revision: revision.get(),
         source_compacted: log.compacted_revision().get(),
         created_micros: micros_since_epoch(SystemTime::now()),
+        history: contents == Contents::History,
     };
     w.write(&preamble.encode())?;
     let mut trailer = Trailer::default();
@@ -117,7 +122,10 @@ fn write(
     let filter = LogFilter {
         from: Revision::ZERO,
         to: revision,
-        view: View::At(revision),
+        view: match contents {
+            Contents::State => View::At(revision),
+            Contents::History => View::Retained,
+        },
     };
     log.read(&filter, progress, |rec| {
         buf.clear();
@@ -125,7 +133,10 @@ fn write(
             RecordBuilder::begin(&mut buf, rec.revision.get(), micros_since_epoch(rec.time));
         for op in &rec.ops {
             let header = OpHeader {
-                kind: OpKind::Put,
+                kind: match op.kind {
+                    EventKind::Put => OpKind::Put,
+                    EventKind::Delete => OpKind::Delete,
+                },
                 key_len: u32::try_from(op.key.len()).expect("keys of a record fit u32"),
                 value_len: u32::try_from(op.value.len()).expect("values of a record fit u32"),
                 create_revision: op.create_revision.get(),
@@ -159,6 +170,7 @@ fn write(
         file: tmp.to_path_buf(),
         revision,
         source_compacted: log.compacted_revision(),
+        contents,
         created: time_from_micros(preamble.created_micros),
         keys: trailer.keys,
         records: trailer.records,

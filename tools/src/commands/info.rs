@@ -1,5 +1,6 @@
 //! `info`: what a data directory holds, from a read-only open.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -13,11 +14,38 @@ use crate::encode::size;
 use crate::error::Result;
 use crate::output::{Out, fields, table};
 
+/// A segment file's size as `ls -l` shows it (apparent) and as `du` counts
+/// it (allocated blocks): the active segment is preallocated, so both can
+/// be far above the bytes its records hold.
+#[derive(Clone, Copy, Default)]
+struct FileSize {
+    apparent: u64,
+    allocated: u64,
+}
+
+impl FileSize {
+    fn of(file: &Path) -> FileSize {
+        std::fs::metadata(file).map_or_else(
+            |_| FileSize::default(),
+            // st_blocks counts 512-byte units whatever the filesystem's block size.
+            |m| FileSize {
+                apparent: m.len(),
+                allocated: m.blocks() * 512,
+            },
+        )
+    }
+}
+
 pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
     let engine = open_read_only(dir)?;
     let holder = lock_holder(dir);
     let stats = engine.stats();
     let segments = engine.segments();
+    let sizes: Vec<FileSize> = segments.iter().map(|s| FileSize::of(&s.file)).collect();
+    let files = sizes.iter().fold(FileSize::default(), |t, s| FileSize {
+        apparent: t.apparent + s.apparent,
+        allocated: t.allocated + s.allocated,
+    });
     // Bytes past the records are either the zeros kept ahead of appends or
     // a torn tail; only a scan tells them apart.
     let torn = match segments.last() {
@@ -39,12 +67,14 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             "retained_revisions": stats.retained_revisions,
             "expiring_keys": stats.expiring_keys,
             "bytes": stats.bytes_on_disk,
+            "file_bytes": files.apparent,
+            "allocated_bytes": files.allocated,
             "bytes_reclaimable": stats.bytes_reclaimable,
             "torn_tail": torn.as_ref().map(|t| json!({
                 "file": file_name(&t.file), "offset": t.offset, "bytes": t.bytes,
                 "last_revision": stats.current_revision.get(), "recoverable": true,
             })),
-            "segments": segments.iter().map(segment_json).collect::<Vec<Value>>(),
+            "segments": segments.iter().zip(&sizes).map(segment_json).collect::<Vec<Value>>(),
         }))?;
         return ok();
     }
@@ -62,11 +92,19 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
         ("records", stats.records.to_string()),
         ("expiring keys", stats.expiring_keys.to_string()),
         (
-            "segment bytes",
+            "live bytes",
             format!(
-                "{} ({} bytes)",
+                "{} ({} bytes of records)",
                 size(stats.bytes_on_disk),
                 stats.bytes_on_disk
+            ),
+        ),
+        (
+            "segment files",
+            format!(
+                "{} apparent (ls), {} allocated (du)",
+                size(files.apparent),
+                size(files.allocated)
             ),
         ),
         (
@@ -97,6 +135,8 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             "SEGMENT",
             "STATE",
             "BYTES",
+            "FILE SIZE",
+            "ALLOCATED",
             "FIRST REV",
             "LAST REV",
             "RECORDS",
@@ -105,14 +145,16 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
             "RECLAIMABLE",
             "SIDECAR",
         ],
-        &[2, 3, 4, 5, 6, 7, 8],
+        &[2, 3, 4, 5, 6, 7, 8, 9, 10],
     );
-    for s in &segments {
+    for (s, file) in segments.iter().zip(&sizes) {
         let rev = |r: Option<cairn_engine::Revision>| r.map_or("-".into(), |r| r.to_string());
         t.add_row(vec![
             file_name(&s.file),
             if s.active { "active" } else { "sealed" }.into(),
             s.bytes.to_string(),
+            file.apparent.to_string(),
+            file.allocated.to_string(),
             rev(s.first_revision),
             rev(s.last_revision),
             s.records.to_string(),
@@ -131,13 +173,14 @@ pub fn run(dir: &Path, format: Format, out: &mut Out) -> Result<ExitCode> {
     ok()
 }
 
-fn segment_json(s: &SegmentInfo) -> Value {
+fn segment_json((s, file): (&SegmentInfo, &FileSize)) -> Value {
     json!({
         "file": file_name(&s.file),
         "id": s.id,
         "active": s.active,
         "bytes": s.bytes,
-        "file_bytes": s.file_bytes,
+        "file_bytes": file.apparent,
+        "allocated_bytes": file.allocated,
         "first_revision": s.first_revision.map(cairn_engine::Revision::get),
         "last_revision": s.last_revision.map(cairn_engine::Revision::get),
         "records": s.records,

@@ -118,9 +118,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Snapshot(SnapshotCommand::Save {
             file,
             rev,
+            state_only,
             dir,
             out: o,
-        }) => snapshot::save(&dir.data_dir, &file, rev, o.output, &mut out),
+        }) => snapshot::save(&dir.data_dir, &file, rev, state_only, o.output, &mut out),
         Command::Snapshot(SnapshotCommand::Restore {
             file,
             data_dir,

@@ -1,11 +1,12 @@
 //! `snapshot save | restore | status`: a single-file, checksummed snapshot of
-//! the state at one revision (layout: engine/FORMAT.md, "Snapshot file").
+//! the retained history up to one revision, or of the state at it
+//! (`--state-only`) (layout: engine/FORMAT.md, "Snapshot file").
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use cairn_engine::snapshot::{self, SnapshotInfo};
+use cairn_engine::snapshot::{self, Contents, SnapshotInfo};
 use cairn_engine::{Error, Options, Revision, inspect, lock_holder};
 use serde_json::{Value, json};
 
@@ -16,10 +17,18 @@ use crate::error::{CliError, Result};
 use crate::output::{Out, fields};
 use crate::progress;
 
+fn contents_name(contents: Contents) -> &'static str {
+    match contents {
+        Contents::History => "history",
+        Contents::State => "state",
+    }
+}
+
 fn info_json(info: &SnapshotInfo) -> Value {
     json!({
         "file": info.file.display().to_string(),
         "revision": info.revision.get(),
+        "contents": contents_name(info.contents),
         "source_compacted_revision": info.source_compacted.get(),
         "created": rfc3339(info.created),
         "keys": info.keys,
@@ -32,6 +41,13 @@ fn info_rows(info: &SnapshotInfo) -> Vec<(&'static str, String)> {
     vec![
         ("file", info.file.display().to_string()),
         ("revision", info.revision.to_string()),
+        (
+            "contents",
+            match info.contents {
+                Contents::History => "history (every retained version up to the revision)".into(),
+                Contents::State => "state at the revision".to_string(),
+            },
+        ),
         ("keys", info.keys.to_string()),
         ("records", info.records.to_string()),
         (
@@ -59,10 +75,16 @@ pub fn save(
     dir: &Path,
     file: &Path,
     rev: Option<u64>,
+    state_only: bool,
     format: Format,
     out: &mut Out,
 ) -> Result<ExitCode> {
     data_dir(dir)?;
+    let contents = if state_only {
+        Contents::State
+    } else {
+        Contents::History
+    };
     if file.is_dir() {
         return Err(CliError::Usage(format!(
             "{} is a directory",
@@ -71,9 +93,14 @@ pub fn save(
     }
     // Compacted records are read twice: once to find each key's version.
     let bar = progress::bytes(2 * inspect::data_bytes(dir)?, "saving");
-    let saved = snapshot::save(dir, file, rev.map(Revision), &Options::default(), &|n| {
-        bar.inc(n)
-    });
+    let saved = snapshot::save(
+        dir,
+        file,
+        rev.map(Revision),
+        contents,
+        &Options::default(),
+        &|n| bar.inc(n),
+    );
     bar.finish_and_clear();
     let info = saved?;
     if format == Format::Json {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::authz::{self, Requester};
 use super::authz_types::AUTHORIZER_VARIABLE;
-use super::bind::to_cel;
+use super::bind::to_val;
 use super::compile::ENV;
 use super::cost::estimate;
 use super::library;
@@ -115,8 +115,8 @@ impl Run<'_> {
         let ty = Value::from(schema.ty.map_or("", SchemaType::as_str));
         let self_shape = Shape::of_value(schema, value);
         let old_shape = old.map_or(Shape::Scalar, |o| Shape::of_value(schema, o));
-        let self_cel = to_cel(Some(schema), value);
-        let old_cel = old.map(|o| to_cel(Some(schema), o));
+        let self_cel = to_val(Some(schema), value);
+        let old_cel = old.map(|o| to_val(Some(schema), o));
         for rule in &schema.rules {
             if self.stopped {
                 return;
@@ -135,15 +135,16 @@ impl Run<'_> {
             let outcome = evaluate(
                 rule,
                 &rule.program,
-                &self_cel,
-                old_cel.as_ref(),
+                self_cel.as_ref(),
+                old_cel.as_deref(),
                 authorizer.as_ref(),
             );
             let at = rule_path(path, rule);
             match outcome {
                 Ok(Cel::Bool(true)) => {}
                 Ok(Cel::Bool(false)) => {
-                    let detail = self.message(rule, &vars, &self_cel, old_cel.as_ref(), &ty, path);
+                    let detail =
+                        self.message(rule, &vars, self_cel.as_ref(), old_cel.as_deref(), &ty, path);
                     if self.stopped {
                         return;
                     }
@@ -240,8 +241,8 @@ impl Run<'_> {
         &mut self,
         rule: &Rule,
         vars: &[(&str, Shape)],
-        self_cel: &Cel,
-        old_cel: Option<&Cel>,
+        self_cel: &dyn Val,
+        old_cel: Option<&dyn Val>,
         ty: &Value,
         path: &str,
     ) -> String {
@@ -269,8 +270,8 @@ impl Run<'_> {
 fn evaluate(
     rule: &Rule,
     program: &cel::Program,
-    self_cel: &Cel,
-    old: Option<&Cel>,
+    self_cel: &dyn Val,
+    old: Option<&dyn Val>,
     authorizer: Option<&Cel>,
 ) -> Result<Cel, ExecutionError> {
     let mut ctx = Context::with_env(ENV.clone());
@@ -279,18 +280,15 @@ fn evaluate(
         authz::register(&mut ctx);
         ctx.add_variable_from_value(AUTHORIZER_VARIABLE, authorizer.clone());
     }
-    ctx.add_variable_from_value("self", self_cel.clone());
+    ctx.add_variable_as_val("self", self_cel.clone_as_boxed());
     match (old, rule.optional_old_self) {
-        (Some(o), false) => ctx.add_variable_from_value("oldSelf", o.clone()),
+        (Some(o), false) => ctx.add_variable_as_val("oldSelf", o.clone_as_boxed()),
         (None, false) => ctx.add_variable_from_value("oldSelf", Cel::Null),
-        (o, true) => {
-            // `optionalOldSelf`: oldSelf is an optional, empty on create.
-            let optional = match o.cloned().map(Box::<dyn Val>::try_from) {
-                Some(Ok(v)) => Optional::of(v),
-                _ => Optional::none(),
-            };
-            ctx.add_variable_as_val("oldSelf", Box::new(optional));
+        // `optionalOldSelf`: oldSelf is an optional, empty on create.
+        (Some(o), true) => {
+            ctx.add_variable_as_val("oldSelf", Box::new(Optional::of(o.clone_as_boxed())));
         }
+        (None, true) => ctx.add_variable_as_val("oldSelf", Box::new(Optional::none())),
     }
     program.execute(&ctx)
 }

@@ -55,6 +55,7 @@ mod library;
 mod limits;
 mod rule;
 mod shape;
+mod typed_list;
 
 #[cfg(test)]
 mod authz_compile_tests;
@@ -62,6 +63,8 @@ mod authz_compile_tests;
 mod authz_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod typed_list_tests;
 
 pub use authz::Requester;
 pub use compile::MAX_EXPRESSION_BYTES;

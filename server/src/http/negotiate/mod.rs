@@ -55,12 +55,13 @@ pub fn decode_body(content_type: Option<&str>, body: &Bytes) -> Result<Decoded, 
     })
 }
 
-/// `?pretty=true`, or a command-line or browser user agent (as Kubernetes does).
+/// `?pretty=` a true boolean (as Go's `strconv.ParseBool` reads it; any
+/// other non-empty value means no), or, without a value, a command-line or
+/// browser user agent (as Kubernetes does).
 #[must_use]
 pub fn wants_pretty(pretty_param: Option<&str>, user_agent: Option<&str>) -> bool {
-    match pretty_param {
-        Some("true" | "1") => true,
-        Some(_) => false,
+    match pretty_param.filter(|p| !p.is_empty()) {
+        Some(p) => matches!(p, "1" | "t" | "T" | "true" | "TRUE" | "True"),
         None => user_agent.is_some_and(|ua| {
             ua.starts_with("curl") || ua.starts_with("Wget") || ua.starts_with("Mozilla/5.0")
         }),
