@@ -57,7 +57,7 @@ struct OperationLabels {
 }
 
 thread_local! {
-    static KEY: RefCell<String> = RefCell::new(String::with_capacity(64));
+    static KEY: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(64));
 }
 
 /// The storage metrics.
@@ -66,9 +66,9 @@ pub struct StorageMetrics {
     size: Family<ClusterLabel, Gauge>,
     latency: Family<OperationLabels, Histogram, fn() -> Histogram>,
     /// Histogram handles by `operation\0type`.
-    series: RwLock<HashMap<Box<str>, Histogram, foldhash::fast::RandomState>>,
+    series: RwLock<HashMap<Box<[u8]>, Histogram, foldhash::fast::RandomState>>,
     /// Collection prefixes (`/registry/configmaps/`) → their `type` label.
-    prefixes: RwLock<HashMap<String, String, foldhash::fast::RandomState>>,
+    prefixes: RwLock<HashMap<Box<[u8]>, String, foldhash::fast::RandomState>>,
 }
 
 impl StorageMetrics {
@@ -92,7 +92,7 @@ impl StorageMetrics {
         let mut seen = HashSet::new();
         for kind in registry.storage_kinds() {
             let resource = resource_label(&kind.group, &kind.resource);
-            prefixes.insert(kind.storage.prefix.clone(), resource.clone());
+            prefixes.insert(kind.storage.prefix.as_bytes().into(), resource.clone());
             if !seen.insert(resource.clone()) {
                 continue;
             }
@@ -124,40 +124,46 @@ impl StorageMetrics {
     }
 
     /// Records one backend request on `key` (its collection names `type`).
+    /// Works on the key's bytes and observes under the map's read lock: no
+    /// string is decoded or handle cloned per request.
     pub fn observe(&self, operation: &'static str, key: &[u8], elapsed: Duration) {
-        let histogram = KEY.with(|buf| {
+        let seconds = elapsed.as_secs_f64();
+        KEY.with(|buf| {
             let mut buf = buf.borrow_mut();
             buf.clear();
-            buf.push_str(operation);
-            buf.push('\0');
+            buf.extend_from_slice(operation.as_bytes());
+            buf.push(0);
             self.push_type(key, &mut buf);
-            if let Some(h) = self.series.read().get(buf.as_str()) {
-                return h.clone();
+            if let Some(h) = self.series.read().get(buf.as_slice()) {
+                h.observe(seconds);
+                return;
             }
             let labels = OperationLabels {
                 operation,
-                r#type: buf[operation.len() + 1..].to_string(),
+                r#type: String::from_utf8_lossy(&buf[operation.len() + 1..]).into_owned(),
             };
             let h = self.latency.get_or_create_owned(&labels);
             self.series
                 .write()
-                .entry(buf.as_str().into())
+                .entry(buf.as_slice().into())
                 .or_insert(h)
-                .clone()
+                .observe(seconds);
         });
-        histogram.observe(elapsed.as_secs_f64());
     }
 
     /// Appends the `type` of a key: its resource when the key lies in a
     /// known collection, else its first segment after `/registry/`.
-    fn push_type(&self, key: &[u8], out: &mut String) {
-        let key = String::from_utf8_lossy(key);
+    fn push_type(&self, key: &[u8], out: &mut Vec<u8>) {
         let prefixes = self.prefixes.read();
         let mut end = 0;
-        for (depth, (i, _)) in key.match_indices('/').enumerate() {
+        let slashes = key
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| (*b == b'/').then_some(i));
+        for (depth, i) in slashes.enumerate() {
             end = i + 1;
             if let Some(kind) = prefixes.get(&key[..end]) {
-                out.push_str(kind);
+                out.extend_from_slice(kind.as_bytes());
                 return;
             }
             // Collections are at most four segments deep.
@@ -165,8 +171,8 @@ impl StorageMetrics {
                 break;
             }
         }
-        let rest = key.strip_prefix("/registry/").unwrap_or(&key[..end]);
-        out.push_str(rest.split('/').next().unwrap_or_default());
+        let rest = key.strip_prefix(b"/registry/").unwrap_or(&key[..end]);
+        out.extend_from_slice(rest.split(|b| *b == b'/').next().unwrap_or_default());
     }
 }
 
@@ -202,6 +208,38 @@ pub async fn track(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn type_of(metrics: &StorageMetrics, key: &str) -> String {
+        let mut out = Vec::new();
+        metrics.push_type(key.as_bytes(), &mut out);
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn keys_are_typed_by_their_collection_else_their_first_segment() {
+        let mut registry = MetricsRegistry::new(super::super::definition::CURRENT, false);
+        let metrics = StorageMetrics::register(&mut registry);
+        metrics.prefixes.write().extend([
+            (b"/registry/configmaps/".as_slice().into(), "configmaps".to_string()),
+            (
+                b"/registry/apps/deployments/".as_slice().into(),
+                "deployments.apps".to_string(),
+            ),
+        ]);
+        assert_eq!(type_of(&metrics, "/registry/configmaps/default/a"), "configmaps");
+        assert_eq!(
+            type_of(&metrics, "/registry/apps/deployments/ns/web"),
+            "deployments.apps"
+        );
+        assert_eq!(type_of(&metrics, "/registry/unknown/x/y"), "unknown");
+        metrics.observe("get", b"/registry/configmaps/default/a", Duration::from_millis(1));
+        metrics.observe("get", b"/registry/configmaps/default/b", Duration::from_millis(1));
+        let page = registry.encode(super::super::Format::PrometheusText);
+        assert!(
+            page.contains("etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 2\n"),
+            "{page}"
+        );
+    }
 
     #[test]
     fn resource_labels_name_the_group() {
