@@ -11,7 +11,7 @@ use super::workload_defaults::{self, Workload};
 use super::workload_strategy::{immutable_selector, selector_causes};
 use crate::api::error::Cause;
 use crate::api::kind::Strategy;
-use crate::api::schema::go_quote;
+use crate::api::schema::{Schema, go_quote};
 
 const CONTROLLER_UID: &str = "batch.kubernetes.io/controller-uid";
 const JOB_NAME: &str = "batch.kubernetes.io/job-name";
@@ -127,11 +127,14 @@ fn immutable(field: &str, value: &Value) -> Cause {
     )
 }
 
-/// batch/v1 Job.
-pub struct JobStrategy;
+/// batch/v1 Job; `status` is the kind's status schema (for a new Job's).
+pub struct JobStrategy {
+    pub status: Schema,
+}
 
 impl Strategy for JobStrategy {
     fn prepare_for_create(&self, job: &mut Value) {
+        workload_defaults::reset_status(job, &self.status);
         workload_defaults::apply(Workload::Job, job);
         if !manual_selector(job) {
             generate_selector(job);
@@ -182,8 +185,10 @@ impl Strategy for JobStrategy {
     }
 }
 
-/// batch/v1 CronJob.
-pub struct CronJobStrategy;
+/// batch/v1 CronJob; `status` is the kind's status schema.
+pub struct CronJobStrategy {
+    pub status: Schema,
+}
 
 impl CronJobStrategy {
     fn check(cron_job: &Value, tz_allowed: bool) -> Vec<Cause> {
@@ -248,6 +253,7 @@ impl CronJobStrategy {
 
 impl Strategy for CronJobStrategy {
     fn prepare_for_create(&self, obj: &mut Value) {
+        workload_defaults::reset_status(obj, &self.status);
         workload_defaults::apply(Workload::CronJob, obj);
     }
 

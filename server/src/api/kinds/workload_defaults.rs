@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::checks::{default_field, object_field};
 use super::pod_defaults;
+use crate::api::schema::{self, Schema};
 
 /// Which apps/batch kind an object is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +133,17 @@ fn cron_job(spec: &mut Map<String, Value>) {
     default_field(spec, "failedJobsHistoryLimit", json!(1));
     let job_template = spec.get_mut("jobTemplate").and_then(|t| t.get_mut("spec"));
     template_defaults(job_template.and_then(|s| s.get_mut("template")));
+}
+
+/// A new object starts with an empty status whatever the client sent, as
+/// Kubernetes' create strategies for these kinds do (controllers fill it),
+/// with the counts Go always writes at zero (`status_schema`'s defaults).
+pub fn reset_status(obj: &mut Value, status_schema: &Schema) {
+    if let Some(obj) = obj.as_object_mut() {
+        let mut status = json!({});
+        schema::apply_defaults(status_schema, &mut status);
+        obj.insert("status".into(), status);
+    }
 }
 
 /// Fills in `obj`'s defaults as Kubernetes does for `workload`.

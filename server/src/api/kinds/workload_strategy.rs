@@ -9,10 +9,13 @@ use super::label_selector::{self, go_label_selector, go_string_map};
 use super::workload_defaults::{self, Workload};
 use crate::api::error::Cause;
 use crate::api::kind::Strategy;
+use crate::api::schema::Schema;
 
 /// Strategy of one apps/v1 workload kind.
 pub struct WorkloadStrategy {
     pub workload: Workload,
+    /// The kind's `status` schema, for the status a new object starts with.
+    pub status: Schema,
 }
 
 /// What Kubernetes calls the kind in "empty selector is invalid for ...".
@@ -124,6 +127,7 @@ fn stateful_set_spec_frozen(new: &Value, old: &Value) -> Option<Cause> {
 
 impl Strategy for WorkloadStrategy {
     fn prepare_for_create(&self, obj: &mut Value) {
+        workload_defaults::reset_status(obj, &self.status);
         workload_defaults::apply(self.workload, obj);
     }
 
@@ -159,6 +163,7 @@ mod tests {
     fn deployments() -> WorkloadStrategy {
         WorkloadStrategy {
             workload: Workload::Deployment,
+            status: Schema::default(),
         }
     }
 
@@ -222,6 +227,7 @@ mod tests {
     fn a_stateful_set_keeps_its_service_name() {
         let sets = WorkloadStrategy {
             workload: Workload::StatefulSet,
+            status: Schema::default(),
         };
         let mut old = deployment(json!({"matchLabels": {"app": "db"}}), json!({"app": "db"}));
         old["spec"]["serviceName"] = json!("db");

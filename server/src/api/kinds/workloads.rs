@@ -10,6 +10,7 @@ use super::workload_strategy::WorkloadStrategy;
 use super::{apps_table, batch_table};
 use crate::api::kind::{Column, KindSpec, ScalePaths, Strategy, Subresources};
 use crate::api::registry::Registry;
+use crate::api::schema::Schema;
 
 fn names(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_string()).collect()
@@ -39,14 +40,19 @@ struct Entry {
     kind: &'static str,
     resource: &'static str,
     short_names: &'static [&'static str],
-    strategy: Arc<dyn Strategy>,
+    workload: Workload,
     subresources: Subresources,
     columns: Vec<Column>,
     fields: &'static [&'static str],
 }
 
-fn workload(workload: Workload) -> Arc<dyn Strategy> {
-    Arc::new(WorkloadStrategy { workload })
+/// The kind's strategy, given its `status` schema.
+fn strategy(workload: Workload, status: Schema) -> Arc<dyn Strategy> {
+    match workload {
+        Workload::Job => Arc::new(JobStrategy { status }),
+        Workload::CronJob => Arc::new(CronJobStrategy { status }),
+        _ => Arc::new(WorkloadStrategy { workload, status }),
+    }
 }
 
 fn entries() -> Vec<Entry> {
@@ -56,7 +62,7 @@ fn entries() -> Vec<Entry> {
             kind: "Deployment",
             resource: "deployments",
             short_names: &["deploy"],
-            strategy: workload(Workload::Deployment),
+            workload: Workload::Deployment,
             subresources: scalable(),
             columns: apps_table::deployment_columns(),
             fields: &[],
@@ -66,7 +72,7 @@ fn entries() -> Vec<Entry> {
             kind: "ReplicaSet",
             resource: "replicasets",
             short_names: &["rs"],
-            strategy: workload(Workload::ReplicaSet),
+            workload: Workload::ReplicaSet,
             subresources: scalable(),
             columns: apps_table::replica_set_columns(),
             fields: &["status.replicas"],
@@ -76,7 +82,7 @@ fn entries() -> Vec<Entry> {
             kind: "StatefulSet",
             resource: "statefulsets",
             short_names: &["sts"],
-            strategy: workload(Workload::StatefulSet),
+            workload: Workload::StatefulSet,
             subresources: scalable(),
             columns: apps_table::stateful_set_columns(),
             fields: &[],
@@ -86,7 +92,7 @@ fn entries() -> Vec<Entry> {
             kind: "DaemonSet",
             resource: "daemonsets",
             short_names: &["ds"],
-            strategy: workload(Workload::DaemonSet),
+            workload: Workload::DaemonSet,
             subresources: with_status(),
             columns: apps_table::daemon_set_columns(),
             fields: &[],
@@ -96,7 +102,7 @@ fn entries() -> Vec<Entry> {
             kind: "Job",
             resource: "jobs",
             short_names: &[],
-            strategy: Arc::new(JobStrategy),
+            workload: Workload::Job,
             subresources: with_status(),
             columns: batch_table::job_columns(),
             fields: &["status.successful"],
@@ -106,7 +112,7 @@ fn entries() -> Vec<Entry> {
             kind: "CronJob",
             resource: "cronjobs",
             short_names: &["cj"],
-            strategy: Arc::new(CronJobStrategy),
+            workload: Workload::CronJob,
             subresources: with_status(),
             columns: batch_table::cron_job_columns(),
             fields: &[],
@@ -119,23 +125,17 @@ fn entries() -> Vec<Entry> {
 /// the `all` category and track `metadata.generation`, as in Kubernetes.
 pub fn add_workloads(r: &Registry) {
     for e in entries() {
-        let definition = format!("io.k8s.api.{}.v1.{}", e.group, e.kind);
+        let schema = resource(&format!("io.k8s.api.{}.v1.{}", e.group, e.kind));
+        let status = schema.property("status").cloned().unwrap_or_default();
         r.add(KindSpec {
             short_names: names(e.short_names),
             categories: names(&["all"]),
-            strategy: e.strategy,
+            strategy: strategy(e.workload, status),
             selectable_fields: names(e.fields),
             subresources: e.subresources,
             columns: e.columns,
             tracks_generation: true,
-            ..KindSpec::new(
-                e.group,
-                "v1",
-                e.kind,
-                e.resource,
-                true,
-                resource(&definition),
-            )
+            ..KindSpec::new(e.group, "v1", e.kind, e.resource, true, schema)
         });
     }
     r.add(KindSpec {

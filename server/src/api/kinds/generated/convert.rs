@@ -101,6 +101,7 @@ impl<'a> Converter<'a> {
                 .map(str::to_owned)
                 .collect();
         }
+        zero_defaults(&mut schema);
         if let Some(items) = obj.get("items") {
             schema.items = Some(Box::new(self.node(items)));
         }
@@ -120,6 +121,25 @@ impl<'a> Converter<'a> {
     }
 }
 
+/// A required number or boolean is a Go field without `omitempty` (a
+/// StatefulSet's `status.replicas`): decoding leaves it at zero when it is
+/// missing and it is always written, so it is defaulted, not demanded.
+fn zero_defaults(schema: &mut Schema) {
+    let mut kept = Vec::new();
+    for name in std::mem::take(&mut schema.required) {
+        let zero = match schema.property(&name).and_then(|p| p.ty) {
+            Some(SchemaType::Integer | SchemaType::Number) => Some(Value::from(0)),
+            Some(SchemaType::Boolean) => Some(Value::Bool(false)),
+            _ => None,
+        };
+        match (zero, schema.properties.iter_mut().find(|(k, _)| *k == name)) {
+            (Some(zero), Some((_, field))) => field.default = Some(zero),
+            _ => kept.push(name),
+        }
+    }
+    schema.required = kept;
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -135,7 +155,7 @@ mod tests {
                     "tags": {"type": "object", "additionalProperties": {"type": "string"}},
                     "port": {"$ref": "#/$defs/io.k8s.apimachinery.pkg.util.intstr.IntOrString"}
                 },
-                "required": ["inner"]},
+                "required": ["inner", "count"]},
             "a.Inner": {"type": "object", "properties": {"self": {"$ref": "#/$defs/a.Inner"}}}
         })
         .as_object()
@@ -150,7 +170,11 @@ mod tests {
             .definition("a.Outer")
             .expect("defined");
         assert_eq!(outer.description, "outer");
-        assert_eq!(outer.required, ["inner"]);
+        assert_eq!(outer.required, ["inner"], "a required count is defaulted");
+        assert_eq!(
+            outer.property("count").and_then(|c| c.default.clone()),
+            Some(Value::from(0))
+        );
         let inner = outer.property("inner").expect("declared");
         assert_eq!(inner.description, "the inner one");
         assert_eq!(
