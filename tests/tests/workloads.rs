@@ -331,3 +331,62 @@ fn selectors_must_match_and_never_change() {
 fn python_client_apps_and_batch_apis() {
     run_python_script("workloads.py", &[]);
 }
+
+#[test]
+fn a_deployment_round_trips_through_protobuf() {
+    if !kubectl_present() {
+        return;
+    }
+    const PB: &str = "application/vnd.kubernetes.protobuf";
+    let s = Server::start(&[]);
+    let created = ok(
+        &s,
+        &["create", "deployment", "pb", "--image=nginx:1.27", "-v=8"],
+        None,
+    );
+    assert!(
+        created.contains(&format!("Content-Type: {PB}")),
+        "kubectl sent no protobuf body:\n{created}"
+    );
+    let path = "/apis/apps/v1/namespaces/default/deployments/pb";
+    let before = s.get(path).json();
+    // Go's JSON of what kubectl sent: no zero counts or `paused: false`.
+    assert!(
+        before["spec"].get("paused").is_none() && before["spec"].get("minReadySeconds").is_none(),
+        "{before}"
+    );
+    assert!(
+        before["spec"]["template"]["metadata"]
+            .get("generation")
+            .is_none(),
+        "{before}"
+    );
+    assert_eq!(before["status"], json!({}));
+    let pb = s.request("GET", path, &[("Accept", PB)], None);
+    assert_eq!(pb.status, 200);
+    assert_eq!(pb.header("content-type"), Some(PB));
+    let (api_version, kind, _) = cairn_tests::k8s_proto::unwrap(&pb.body);
+    assert_eq!(
+        (api_version.as_str(), kind.as_str()),
+        ("apps/v1", "Deployment")
+    );
+    // The server's protobuf, sent back as an update, changes nothing.
+    let put = s.request(
+        "PUT",
+        path,
+        &[("Content-Type", PB), ("Accept", "application/json")],
+        Some(&pb.body),
+    );
+    assert_eq!(put.status, 200, "{}", put.text());
+    let after = s.get(path).json();
+    assert_eq!(after["spec"], before["spec"]);
+    assert_eq!(
+        after["metadata"]["resourceVersion"], before["metadata"]["resourceVersion"],
+        "nothing was written"
+    );
+    let via_kubectl = json_of(&s, &["get", "deploy", "pb"]);
+    assert_eq!(
+        via_kubectl["spec"]["strategy"]["rollingUpdate"]["maxSurge"],
+        "25%"
+    );
+}

@@ -45,6 +45,7 @@ fn mark(node: &mut Schema, facts: &str) {
             "map" => node.map_type = Some(value.to_owned()),
             "patch" => node.patch_strategy = Some(value.to_owned()),
             "key" => node.patch_merge_key = Some(value.to_owned()),
+            "zero" => node.omit_zero = value == "omit",
             _ => {}
         }
     }
