@@ -241,6 +241,32 @@ fn kubectl_creates_jobs_and_checks_cron_schedules() {
         .collect();
     assert_eq!(header, ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]);
     assert!(jobs.contains("Running") && jobs.contains("0/1"), "{jobs}");
+    let unfinished = ok(
+        &s,
+        &[
+            "get",
+            "jobs",
+            "--field-selector",
+            "status.successful=0",
+            "-o",
+            "name",
+        ],
+        None,
+    );
+    assert_eq!(unfinished.trim(), "job.batch/pi");
+    let finished = ok(
+        &s,
+        &[
+            "get",
+            "jobs",
+            "--field-selector",
+            "status.successful=1",
+            "-o",
+            "name",
+        ],
+        None,
+    );
+    assert!(!finished.contains("job.batch/pi"), "{finished}");
     ok(
         &s,
         &[

@@ -8,7 +8,9 @@ use super::job_strategy::{CronJobStrategy, JobStrategy};
 use super::workload_defaults::Workload;
 use super::workload_strategy::WorkloadStrategy;
 use super::{apps_table, batch_table};
-use crate::api::kind::{Column, KindSpec, ScalePaths, Strategy, Subresources};
+use serde_json::Value;
+
+use crate::api::kind::{Column, KindSpec, ScalePaths, Strategy, Subresources, field_by_path};
 use crate::api::registry::Registry;
 use crate::api::schema::Schema;
 
@@ -44,6 +46,15 @@ struct Entry {
     subresources: Subresources,
     columns: Vec<Column>,
     fields: &'static [&'static str],
+}
+
+/// Selectable counts (`status.successful`, `status.replicas`) read 0 when
+/// unset, as Kubernetes formats Go's zero int.
+fn count_field(obj: &Value, field: &str) -> Option<String> {
+    match field_by_path(obj, field) {
+        Some(text) if text.is_empty() && field.starts_with("status.") => Some("0".into()),
+        other => other,
+    }
 }
 
 /// The kind's strategy, given its `status` schema.
@@ -132,6 +143,7 @@ pub fn add_workloads(r: &Registry) {
             categories: names(&["all"]),
             strategy: strategy(e.workload, status),
             selectable_fields: names(e.fields),
+            field_value: count_field,
             subresources: e.subresources,
             columns: e.columns,
             tracks_generation: true,
