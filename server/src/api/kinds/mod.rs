@@ -10,6 +10,7 @@ pub mod checks;
 pub mod config_map;
 pub mod config_map_strategy;
 pub mod config_table;
+pub mod controller_revision_strategy;
 pub mod crd;
 mod crd_validation;
 pub mod cron_schedule;

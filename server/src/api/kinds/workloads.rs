@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::controller_revision_strategy::ControllerRevisionStrategy;
 use super::generated::resource;
 use super::job_strategy::{CronJobStrategy, JobStrategy};
 use super::workload_defaults::Workload;
@@ -151,6 +152,7 @@ pub fn add_workloads(r: &Registry) {
         });
     }
     r.add(KindSpec {
+        strategy: Arc::new(ControllerRevisionStrategy),
         columns: apps_table::controller_revision_columns(),
         ..KindSpec::new(
             "apps",
