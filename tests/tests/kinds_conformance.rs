@@ -61,6 +61,20 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
         "flowcontrol.apiserver.k8s.io/prioritylevelconfigurations" => {
             json!({"metadata": meta, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}})
         }
+        "apps/deployments" | "apps/replicasets" | "apps/statefulsets" | "apps/daemonsets" => {
+            json!({"metadata": meta, "spec": {"selector": {"matchLabels": {"app": "c"}},
+                "template": {"metadata": {"labels": {"app": "c"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})
+        }
+        "apps/controllerrevisions" => {
+            json!({"metadata": meta, "revision": 1, "data": {"spec": {}}})
+        }
+        "batch/jobs" => {
+            json!({"metadata": meta, "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})
+        }
+        "batch/cronjobs" => {
+            json!({"metadata": meta, "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template":
+                {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}})
+        }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         _ => return None,
     })

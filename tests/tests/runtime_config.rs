@@ -287,7 +287,7 @@ fn bad_keys_and_values_stop_the_start_with_kube_apiserver_messages() {
     let cases = [
         ("api/all=false", "invalid key with only api/all=false"),
         ("foo=true", "runtime-config invalid key foo"),
-        ("apps/v1=false", "unknown api groups apps"),
+        ("widgets/v1=false", "unknown api groups widgets"),
         ("example.com/v1=true", "unknown api groups example.com"),
         (
             "events.k8s.io/v2=true",

@@ -11,6 +11,7 @@ use super::BodyType;
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
 use crate::api::kind::{KindSpec, ScalePaths};
+use crate::api::kinds::workload_cells::selector_text;
 use crate::api::object;
 use crate::api::patch::{self, PatchType};
 use crate::api::schema::Schema;
@@ -74,12 +75,18 @@ pub fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
             .unwrap_or(0)
     };
     let mut status = json!({"replicas": replicas(&paths.status_replicas)});
-    if let Some(selector) = paths
+    // Custom resources point at a string; built-in workloads at their
+    // `spec.selector` object, which a Scale shows in selector syntax.
+    let selector = paths
         .label_selector
         .as_deref()
         .and_then(|p| obj.pointer(&pointer(p)))
-        .and_then(Value::as_str)
-    {
+        .and_then(|v| match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(_) => Some(selector_text(v)),
+            _ => None,
+        });
+    if let Some(selector) = selector {
         status["selector"] = json!(selector);
     }
     json!({

@@ -1,15 +1,19 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
+pub mod batch_table;
 pub mod catalog;
 pub mod checks;
 pub mod config_map;
 pub mod config_map_strategy;
 pub mod config_table;
+pub mod controller_revision_strategy;
 pub mod crd;
 mod crd_validation;
+pub mod cron_schedule;
 pub mod custom_resource;
 pub mod data_keys;
 pub mod event;
@@ -20,6 +24,9 @@ pub mod flowcontrol_bootstrap;
 mod flowcontrol_level_rules;
 mod flowcontrol_rules;
 pub mod flowcontrol_strategy;
+pub mod generated;
+pub mod job_strategy;
+pub mod label_selector;
 pub mod lease;
 pub mod namespace;
 pub mod namespace_strategy;
@@ -43,6 +50,10 @@ pub mod service_account;
 pub mod service_strategy;
 pub mod service_table;
 pub mod versions;
+pub mod workload_cells;
+pub mod workload_defaults;
+pub mod workload_strategy;
+pub mod workloads;
 
 /// The schema's validation messages for an object, as kind tests compare them.
 #[cfg(test)]
@@ -126,6 +137,7 @@ pub fn builtin(config: &Config) -> Registry {
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
     catalog::add_catalog(&r, config);
+    workloads::add_workloads(&r);
     add_flowcontrol(&r, config);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {

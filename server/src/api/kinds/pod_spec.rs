@@ -150,9 +150,9 @@ pub fn container() -> Schema {
             Schema::string().one_of(["Always", "Never", "IfNotPresent"]),
         ),
         ("securityContext", Schema::free_form_object()),
-        ("stdin", Schema::boolean()),
-        ("stdinOnce", Schema::boolean()),
-        ("tty", Schema::boolean()),
+        ("stdin", Schema::boolean().omit_zero()),
+        ("stdinOnce", Schema::boolean().omit_zero()),
+        ("tty", Schema::boolean().omit_zero()),
     ])
     .required(["name"])
     // envFrom (19), probes (10, 11, 22), lifecycle (12) and securityContext
@@ -272,9 +272,9 @@ pub fn pod_spec() -> Schema {
         ("serviceAccount", Schema::string()),
         ("automountServiceAccountToken", Schema::boolean()),
         ("nodeName", Schema::string()),
-        ("hostNetwork", Schema::boolean()),
-        ("hostPID", Schema::boolean()),
-        ("hostIPC", Schema::boolean()),
+        ("hostNetwork", Schema::boolean().omit_zero()),
+        ("hostPID", Schema::boolean().omit_zero()),
+        ("hostIPC", Schema::boolean().omit_zero()),
         ("shareProcessNamespace", Schema::boolean()),
         ("securityContext", Schema::free_form_object()),
         (

@@ -21,20 +21,25 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("flowcontrol.apiserver", "v1"),
 ];
 
+/// Built-in groups whose names carry no API domain (Kubernetes' `apps`,
+/// `batch`), with their versions.
+const WITHOUT_DOMAIN: &[(&str, &str)] = &[("apps", "v1"), ("batch", "v1")];
+
 /// The built-in group versions under `api_domain`.
 #[must_use]
 pub fn group_versions(api_domain: &str) -> Vec<(String, String)> {
-    BUILT_IN
+    let suffixed = BUILT_IN.iter().map(|(prefix, version)| {
+        let group = if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}.{api_domain}")
+        };
+        (group, (*version).to_string())
+    });
+    let plain = WITHOUT_DOMAIN
         .iter()
-        .map(|(prefix, version)| {
-            let group = if prefix.is_empty() {
-                String::new()
-            } else {
-                format!("{prefix}.{api_domain}")
-            };
-            (group, (*version).to_string())
-        })
-        .collect()
+        .map(|(group, version)| ((*group).to_string(), (*version).to_string()));
+    suffixed.chain(plain).collect()
 }
 
 /// What `--runtime-config` serves; the error names the flag.

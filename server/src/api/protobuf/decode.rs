@@ -71,6 +71,12 @@ pub fn message(schema: &Schema, bytes: &[u8], path: &str) -> Result<Map<String, 
                 Some(Value::String(s)) if s.is_empty() => {
                     obj.remove(name);
                 }
+                Some(Value::Number(n)) if field_schema.omit_zero && n.as_f64() == Some(0.0) => {
+                    obj.remove(name);
+                }
+                Some(Value::Bool(false)) if field_schema.omit_zero => {
+                    obj.remove(name);
+                }
                 Some(v) => {
                     obj.insert(name.to_owned(), v);
                 }

@@ -84,6 +84,14 @@ impl Schema {
         self
     }
 
+    /// A Go `omitempty` number or boolean that is not a pointer: zero
+    /// means unset (see `Schema::omit_zero`).
+    #[must_use]
+    pub fn omit_zero(mut self) -> Schema {
+        self.omit_zero = true;
+        self
+    }
+
     /// `patchStrategy=merge` with `patchMergeKey=key` (Kubernetes' Go struct
     /// tags on lists of built-in kinds).
     #[must_use]

@@ -66,7 +66,7 @@ impl Schema {
             ("selfLink", Schema::string()),
             ("uid", Schema::string()),
             ("resourceVersion", Schema::string()),
-            ("generation", Schema::integer_i64()),
+            ("generation", Schema::integer_i64().omit_zero()),
             // Go writes a zero Time as `null`; clients echo it back.
             ("creationTimestamp", Schema::time().nullable()),
             ("deletionTimestamp", Schema::time()),

@@ -99,6 +99,10 @@ pub struct Schema {
     pub default: Option<Value>,
     /// `x-kubernetes-validations`, compiled when the schema was read.
     pub rules: Vec<Rule>,
+    /// A Go number or boolean that is neither a pointer nor written when
+    /// zero (`omitempty`): protobuf always carries it, and a zero read from
+    /// there is left out of the JSON, as Go's JSON of the same object would.
+    pub omit_zero: bool,
     /// Protobuf field number of this node in its parent message (Kubernetes'
     /// `generated.proto` for built-in kinds); `None`: no protobuf form. How
     /// the value is written follows from the node's shape (`api/protobuf`).

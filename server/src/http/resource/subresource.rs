@@ -15,7 +15,7 @@ use crate::api::bodies::eviction;
 use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
 use crate::api::bodies::token_request as token_request_body;
 use crate::api::error::ApiError;
-use crate::api::kind::KindSpec;
+use crate::api::kind::{KindSpec, Origin};
 use crate::api::patch::PatchType;
 use crate::api::store::Subresource;
 use crate::app::AppState;
@@ -87,14 +87,27 @@ pub async fn serve(
                                 group: &meta_group,
                             },
                         )?;
+                        // A built-in kind's Scale is a Go type, so strategic
+                        // merge works on it too (a Scale has no lists: it
+                        // merges as a merge patch does); a CRD's does not.
+                        let built_in = kind.origin == Origin::BuiltIn;
                         let patch_type =
                             PatchType::from_content_type(&essence(content_type.as_deref()))
-                                .filter(|t| matches!(t, PatchType::Merge | PatchType::Json))
+                                .filter(|t| match t {
+                                    PatchType::Merge | PatchType::Json => true,
+                                    PatchType::Strategic => built_in,
+                                    PatchType::Apply => false,
+                                })
                                 .ok_or_else(|| {
-                                    ApiError::UnsupportedMediaType(vec![
+                                    let mut accepted = vec![
                                         "application/json-patch+json".into(),
                                         "application/merge-patch+json".into(),
-                                    ])
+                                    ];
+                                    if built_in {
+                                        accepted
+                                            .push("application/strategic-merge-patch+json".into());
+                                    }
+                                    ApiError::UnsupportedMediaType(accepted)
                                 })?;
                         ScaleChange::Patch(patch_type, body.to_vec())
                     };
