@@ -220,23 +220,39 @@ mod tests {
         let mut registry = MetricsRegistry::new(super::super::definition::CURRENT, false);
         let metrics = StorageMetrics::register(&mut registry);
         metrics.prefixes.write().extend([
-            (b"/registry/configmaps/".as_slice().into(), "configmaps".to_string()),
+            (
+                b"/registry/configmaps/".as_slice().into(),
+                "configmaps".to_string(),
+            ),
             (
                 b"/registry/apps/deployments/".as_slice().into(),
                 "deployments.apps".to_string(),
             ),
         ]);
-        assert_eq!(type_of(&metrics, "/registry/configmaps/default/a"), "configmaps");
+        assert_eq!(
+            type_of(&metrics, "/registry/configmaps/default/a"),
+            "configmaps"
+        );
         assert_eq!(
             type_of(&metrics, "/registry/apps/deployments/ns/web"),
             "deployments.apps"
         );
         assert_eq!(type_of(&metrics, "/registry/unknown/x/y"), "unknown");
-        metrics.observe("get", b"/registry/configmaps/default/a", Duration::from_millis(1));
-        metrics.observe("get", b"/registry/configmaps/default/b", Duration::from_millis(1));
+        metrics.observe(
+            "get",
+            b"/registry/configmaps/default/a",
+            Duration::from_millis(1),
+        );
+        metrics.observe(
+            "get",
+            b"/registry/configmaps/default/b",
+            Duration::from_millis(1),
+        );
         let page = registry.encode(super::super::Format::PrometheusText);
         assert!(
-            page.contains("etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 2\n"),
+            page.contains(
+                "etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 2\n"
+            ),
             "{page}"
         );
     }
