@@ -2,8 +2,11 @@
 //! enough for tests that check a few counters beside other behaviour (the
 //! `/metrics` suite itself parses pages with Python's `prometheus_client`).
 
+/// A sample's name, labels and value.
+type Sample<'a> = (&'a str, Vec<(String, String)>, f64);
+
 /// The labels of a sample line `name{a="x",b="y"} value`, and its value.
-fn parse_line(line: &str) -> Option<(&str, Vec<(String, String)>, f64)> {
+fn parse_line(line: &str) -> Option<Sample<'_>> {
     if line.starts_with('#') || line.trim().is_empty() {
         return None;
     }
