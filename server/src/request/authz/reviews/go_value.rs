@@ -26,22 +26,7 @@ pub fn non_resource_attributes(attributes: &Value) -> String {
 /// A `map[string]string` (labels, annotations), keys sorted as Go prints
 /// maps.
 fn string_map(value: Option<&Value>) -> String {
-    let Some(map) = value.and_then(Value::as_object) else {
-        return "map[string]string(nil)".into();
-    };
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    let inner: Vec<String> = entries
-        .iter()
-        .map(|(k, v)| {
-            format!(
-                "{}:{}",
-                go_quote(k),
-                go_quote(v.as_str().unwrap_or_default())
-            )
-        })
-        .collect();
-    format!("map[string]string{{{}}}", inner.join(", "))
+    crate::api::kinds::label_selector::go_string_map(value.and_then(Value::as_object))
 }
 
 /// A `[]string`.
