@@ -107,6 +107,23 @@ impl ActiveSegment {
         Ok(())
     }
 
+    /// After a failed append: drops the zero fill and cuts the file back to
+    /// its last append, durably, so the bytes a failed write left behind are
+    /// gone. The fill is dropped because its zeros are cut too; it can be
+    /// started again with `zero_fill_ahead`.
+    pub(crate) fn cut_unwritten(&mut self) -> Result<()> {
+        if let Some(fill) = self.fill.take() {
+            fill.stop();
+        }
+        self.zero_ready = 0;
+        self.file
+            .set_len(self.written)
+            .map_err(|e| Error::io("truncate", &self.seg.path, e))?;
+        self.file
+            .sync_all()
+            .map_err(|e| Error::io("fsync", &self.seg.path, e))
+    }
+
     /// fdatasync of the segment file.
     pub(crate) fn sync(&self) -> Result<()> {
         self.file
