@@ -136,9 +136,26 @@ impl Shared {
         if self.read_only {
             return Err(Error::ReadOnly);
         }
-        if self.closed.load(Ordering::Acquire) || self.failure.lock().is_some() {
+        if let Some(stopped) = self.writes_stopped() {
+            return Err(stopped);
+        }
+        if self.closed.load(Ordering::Acquire) {
             return Err(Error::Closed);
         }
         Ok(())
+    }
+
+    /// The error every write gets once the writer stopped after a failure
+    /// (an I/O error naming the first failure, not "closed": the server
+    /// answers it as an internal error, not as shutting down).
+    pub(crate) fn writes_stopped(&self) -> Option<Error> {
+        let why = self.failure.lock().clone()?;
+        Some(Error::Io {
+            op: "commit",
+            path: self.dir.clone(),
+            source: std::io::Error::other(format!(
+                "writes stopped after an earlier failure: {why}"
+            )),
+        })
     }
 }

@@ -131,10 +131,24 @@ async fn stop_signal() {
     }
 }
 
+/// Pending connections the kernel queues before the server accepts them:
+/// Go's listeners (kube-apiserver's) ask for the system's maximum, and a
+/// thousand watchers reconnecting at once overflowed tokio's default of 1024
+/// (their connections were reset). The kernel caps it at `somaxconn`.
+const LISTEN_BACKLOG: u32 = 4096;
+
 async fn listen(ip: IpAddr, port: u16) -> Result<TcpListener, String> {
     let addr = SocketAddr::new(ip, port);
-    TcpListener::bind(addr)
-        .await
+    let socket = match ip {
+        IpAddr::V4(_) => tokio::net::TcpSocket::new_v4(),
+        IpAddr::V6(_) => tokio::net::TcpSocket::new_v6(),
+    };
+    socket
+        .and_then(|s| {
+            s.set_reuseaddr(true)?;
+            s.bind(addr)?;
+            s.listen(LISTEN_BACKLOG)
+        })
         .map_err(|e| format!("cannot listen on {addr}: {e}"))
 }
 

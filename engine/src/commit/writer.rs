@@ -2,6 +2,13 @@
 //! create_revision/version; see `plan`), appends their records, syncs once,
 //! then applies them to the index, tells watchers and answers the callers
 //! (see `publish`). Rolls the active segment over when it is full.
+//!
+//! A batch whose records could not be written (the disk is full) is refused
+//! and cut off the log, and the writer goes on: once space returns, writes
+//! succeed again without a restart. A failed sync, or a failure that crossed
+//! a segment roll, stops all writes until the engine is reopened: after a
+//! failed fdatasync the kernel may have dropped the dirty pages, so nothing
+//! written since can be trusted to be on disk.
 
 use std::sync::Arc;
 
@@ -23,6 +30,9 @@ pub(crate) struct Writer {
     pub(super) last_time: u64,
     /// The batch's records, appended to the active segment at its sync.
     pub(super) buf: Vec<u8>,
+    /// A refused batch stopped the zero fill; it starts again after the next
+    /// batch that commits.
+    refill: bool,
 }
 
 fn copy_error(e: &Error) -> Error {
@@ -49,19 +59,16 @@ impl Writer {
             next_rev: current + 1,
             last_time,
             buf: Vec::with_capacity(1 << 20),
+            refill: false,
         }
     }
 
     /// Runs until the engine closes and the queue is drained.
     pub(crate) fn run(mut self) {
         while let Some(batch) = self.shared.queue.take(&self.shared.closed) {
-            if let Some(why) = self.shared.failure.lock().clone() {
+            if let Some(stopped) = self.shared.writes_stopped() {
                 for p in batch {
-                    let _ = p.reply.send(Err(Error::Io {
-                        op: "commit",
-                        path: self.shared.dir.clone(),
-                        source: std::io::Error::other(format!("writer stopped earlier: {why}")),
-                    }));
+                    let _ = p.reply.send(Err(copy_error(&stopped)));
                 }
                 continue;
             }
@@ -74,6 +81,8 @@ impl Writer {
 
     fn process(&mut self, batch: Vec<Pending>) {
         self.shared.timings.group_commit.record(batch.len() as u64);
+        let first_rev = self.next_rev;
+        let segment_at_start = self.active.seg.id;
         let mut plans = Vec::with_capacity(batch.len());
         let mut overlay = Overlay::new();
         let mut io_error = None;
@@ -98,27 +107,66 @@ impl Writer {
                 outcome,
             });
         }
-        if io_error.is_none()
-            && let Err(e) = self.flush_and_sync()
-        {
-            io_error = Some(e);
+        let mut may_continue = false;
+        if io_error.is_none() {
+            if let Err(e) = self.append_batch() {
+                may_continue = self.active.seg.id == segment_at_start;
+                io_error = Some(e);
+            } else if let Err(e) = self.sync_and_publish() {
+                io_error = Some(e);
+            }
         }
-        if let Some(e) = io_error {
+        let Some(e) = io_error else {
+            self.publish(plans);
+            self.fill_again_after_refusal();
+            return;
+        };
+        self.buf.clear();
+        if may_continue && self.cut_refused_batch() {
+            tracing::warn!(error = %e, "a batch of writes could not be written and was refused; writes go on");
+            self.next_rev = first_rev;
+        } else {
             tracing::error!(error = %e, "commit failed; the engine refuses further writes until reopened");
             *self.shared.failure.lock() = Some(e.to_string());
-            for p in plans {
-                let _ = p.reply.send(Err(copy_error(&e)));
-            }
-            return;
         }
-        self.publish(plans);
+        for p in plans {
+            let _ = p.reply.send(Err(copy_error(&e)));
+        }
     }
 
-    fn flush_and_sync(&mut self) -> Result<()> {
+    /// Cuts what a failed append left past the last commit, so neither a
+    /// later batch nor recovery after a crash finds a refused record.
+    /// `false` when that failed too.
+    fn cut_refused_batch(&mut self) -> bool {
+        match self.active.cut_unwritten() {
+            Ok(()) => {
+                self.refill = self.shared.options.fill_ahead() > 0;
+                true
+            }
+            Err(cut) => {
+                tracing::error!(error = %cut, "could not cut a refused batch off the log");
+                false
+            }
+        }
+    }
+
+    fn fill_again_after_refusal(&mut self) {
+        if std::mem::take(&mut self.refill) {
+            let written = self.active.written;
+            self.active
+                .zero_fill_ahead(self.shared.options.fill_ahead(), written);
+        }
+    }
+
+    fn append_batch(&mut self) -> Result<()> {
         if !self.buf.is_empty() {
             self.active.append(&self.buf)?;
             self.buf.clear();
         }
+        Ok(())
+    }
+
+    fn sync_and_publish(&mut self) -> Result<()> {
         if self.shared.options.sync == SyncMode::Full {
             crate::failpoint::hit("commit:before-sync");
             let started = std::time::Instant::now();

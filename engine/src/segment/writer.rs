@@ -107,6 +107,23 @@ impl ActiveSegment {
         Ok(())
     }
 
+    /// After a failed append: drops the zero fill and cuts the file back to
+    /// its last append, durably, so the bytes a failed write left behind are
+    /// gone. The fill is dropped because its zeros are cut too; it can be
+    /// started again with `zero_fill_ahead`.
+    pub(crate) fn cut_unwritten(&mut self) -> Result<()> {
+        if let Some(fill) = self.fill.take() {
+            fill.stop();
+        }
+        self.zero_ready = 0;
+        self.file
+            .set_len(self.written)
+            .map_err(|e| Error::io("truncate", &self.seg.path, e))?;
+        self.file
+            .sync_all()
+            .map_err(|e| Error::io("fsync", &self.seg.path, e))
+    }
+
     /// fdatasync of the segment file.
     pub(crate) fn sync(&self) -> Result<()> {
         self.file
@@ -156,4 +173,40 @@ pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| Error::io("fsync directory", dir, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_unwritten_bytes_leaves_the_file_at_its_last_append() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut active = ActiveSegment::create(dir.path(), 1, 8 << 20).expect("create");
+        active.zero_fill_ahead(1 << 20, FILE_HEADER_LEN as u64);
+        active.append(&[7u8; 100]).expect("append");
+        let end = active.written;
+        // What a write cut short by a full disk leaves past the last append.
+        active
+            .file
+            .write_all_at(&[9u8; 300], end)
+            .expect("partial write");
+        active.cut_unwritten().expect("cut");
+        let len = std::fs::metadata(&active.seg.path).expect("stat").len();
+        assert_eq!(len, end, "the file ends at the last append");
+        // Appends go on where the cut left the file, without a fill.
+        active.append(&[8u8; 50]).expect("append after the cut");
+        let bytes = std::fs::read(&active.seg.path).expect("read");
+        assert_eq!(bytes.len() as u64, end + 50);
+        assert!(
+            bytes[usize::try_from(end).expect("small")..]
+                .iter()
+                .all(|&b| b == 8)
+        );
+        // A fill started again keeps zeros ahead of the appends.
+        let written = active.written;
+        active.zero_fill_ahead(1 << 20, written);
+        let len = std::fs::metadata(&active.seg.path).expect("stat").len();
+        assert!(len > written, "zeros ahead again");
+    }
 }

@@ -1,0 +1,137 @@
+//! The data directory's filesystem fills up under a running server.
+
+use cairn_tests::Server;
+use serde_json::Value;
+
+use crate::mount::SmallFs;
+use crate::{CONFIG_MAPS, config_map, verify};
+
+/// Bytes of data per ConfigMap: a few hundred fill the 24 MiB filesystem.
+const PAYLOAD: usize = 64 << 10;
+
+fn names_of_list(server: &Server) -> Vec<String> {
+    let list = server.get(CONFIG_MAPS);
+    assert_eq!(list.status, 200, "list while full: {}", list.text());
+    list.json()["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
+        .filter(|n| n != "kube-root-ca.crt")
+        .collect()
+}
+
+fn event_name(event: &Value) -> (String, String) {
+    (
+        event["type"].as_str().unwrap_or_default().to_string(),
+        event["object"]["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+/// Asserts `refused` is a 500 InternalError Status that names the cause.
+fn assert_refused_for_space(status: u16, body: &Value) {
+    assert_eq!(status, 500, "a write on a full disk: {body}");
+    assert_eq!(body["kind"], "Status", "{body}");
+    assert_eq!(body["reason"], "InternalError", "{body}");
+    let message = body["message"].as_str().unwrap_or_default().to_lowercase();
+    assert!(
+        message.contains("no space left on device"),
+        "the message names the cause: {body}"
+    );
+}
+
+#[test]
+fn writes_are_refused_while_full_and_succeed_again_once_space_returns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(fs) = SmallFs::mount(&dir.path().join("small"), 24) else {
+        eprintln!("skipped: this machine does not let the test mount a tmpfs");
+        return;
+    };
+    let data_dir = fs.path.clone();
+    let mut server = Server::start_on(&data_dir, &[]);
+    let first = server.post(CONFIG_MAPS, &config_map("before", 16));
+    assert_eq!(first.status, 201, "{}", first.text());
+    let rv = first.json()["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_string();
+    let mut watch = server.watch(&format!("{CONFIG_MAPS}?watch=1&resourceVersion={rv}"));
+    assert_eq!(watch.status, 200);
+
+    let filler = fs.fill();
+    // Writes land in space the log had claimed ahead until that runs out.
+    let mut acknowledged = Vec::new();
+    let refusal = loop {
+        let name = format!("cm-{}", acknowledged.len());
+        let r = server.post(CONFIG_MAPS, &config_map(&name, PAYLOAD));
+        if r.status != 201 {
+            break r;
+        }
+        acknowledged.push(name);
+        assert!(acknowledged.len() < 1000, "the filesystem never filled");
+    };
+    assert_refused_for_space(refusal.status, &refusal.json());
+    let refused_name = format!("cm-{}", acknowledged.len());
+    let again = server.post(CONFIG_MAPS, &config_map("refused-again", PAYLOAD));
+    assert_refused_for_space(again.status, &again.json());
+
+    // Reads and watches go on while the disk is full.
+    let got = server.get(&format!("{CONFIG_MAPS}/before"));
+    assert_eq!(got.status, 200, "{}", got.text());
+    let mut listed = names_of_list(&server);
+    listed.sort();
+    let mut want: Vec<String> = acknowledged.clone();
+    want.push("before".into());
+    want.sort();
+    assert_eq!(
+        listed, want,
+        "the list holds every acknowledged write, no more"
+    );
+    for name in &acknowledged {
+        let event = watch.next_event().expect("watch event while full");
+        assert_eq!(event_name(&event), ("ADDED".into(), name.clone()));
+    }
+
+    std::fs::remove_file(&filler).expect("free the space");
+    let after = server.post(CONFIG_MAPS, &config_map("after", PAYLOAD));
+    assert_eq!(
+        after.status,
+        201,
+        "a write once space returned: {}",
+        after.text()
+    );
+    let event = watch
+        .next_event()
+        .expect("watch event after space returned");
+    assert_eq!(
+        event_name(&event),
+        ("ADDED".into(), "after".into()),
+        "no event for a refused write"
+    );
+    for refused in [refused_name.as_str(), "refused-again"] {
+        let r = server.get(&format!("{CONFIG_MAPS}/{refused}"));
+        assert_eq!(r.status, 404, "a refused write is absent: {}", r.text());
+    }
+    let log = server.log_text();
+    assert!(
+        log.contains("could not be written and was refused")
+            && !log.contains("refuses further writes"),
+        "the writer refused the batch and went on: {log}"
+    );
+
+    // A restart finds exactly the acknowledged writes, and the files verify.
+    assert_eq!(server.stop(), Some(0));
+    drop(server);
+    verify(&data_dir).unwrap_or_else(|e| panic!("verify after the disk was full: {e}"));
+    let server = Server::start_on(&data_dir, &[]);
+    let mut listed = names_of_list(&server);
+    listed.sort();
+    want.push("after".into());
+    want.sort();
+    assert_eq!(listed, want, "after a restart");
+    drop(server);
+    drop(fs);
+}
