@@ -27,3 +27,21 @@ fn integers_beyond_u64_read_as_the_nearest_double() {
     let text = serde_json::to_vec(&decoded.value).expect("serializable");
     assert_eq!(parse_json(&text).expect("own output").value, decoded.value);
 }
+
+/// CBOR nested deeper than the JSON decoder reads was converted to JSON
+/// text that decoder then refused (as JSON); it is refused as CBOR now, and
+/// the deepest nesting accepted converts to JSON that parses.
+#[test]
+fn cbor_nested_past_the_json_depth_is_refused_as_cbor() {
+    use cairn_apiserver::http::cbor;
+    let nested = |depth: usize| {
+        let mut body = vec![0xd9, 0xd9, 0xf7];
+        body.extend(std::iter::repeat_n(0x81, depth - 1));
+        body.push(0x80);
+        body
+    };
+    let deep = cbor::decode(&nested(128)).expect_err("too deep");
+    assert_eq!(deep, "exceeded max nested level 127");
+    let json = cbor::body_to_json(&nested(127)).expect("deepest accepted");
+    parse_json(&json).expect("converted body parses");
+}
