@@ -5,6 +5,8 @@
 //! with their values stripped, and the manifest lists the segments.
 
 mod file_header;
+#[cfg(test)]
+mod fuzz_tests;
 mod manifest;
 mod record;
 #[cfg(test)]

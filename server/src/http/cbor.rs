@@ -33,8 +33,13 @@ pub fn decode(bytes: &[u8]) -> Result<Value, String> {
     if !rest.is_empty() {
         return Err(format!("{} bytes after the first item", rest.len()));
     }
-    to_json(item)
+    to_json(item, 0)
 }
+
+/// Deepest nesting of arrays and maps read: the JSON decoder the converted
+/// body goes through (serde_json) refuses a 128th level, so deeper CBOR is
+/// refused here, as CBOR, rather than later as JSON the client never sent.
+const MAX_NESTED_LEVELS: usize = 127;
 
 /// CBOR's `undefined` has no JSON form (Kubernetes' decoder refuses it),
 /// but ciborium reads it as null: look for it among the item's headers.
@@ -61,7 +66,14 @@ fn refuse_undefined(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-fn to_json(item: Cbor) -> Result<Value, String> {
+fn to_json(item: Cbor, depth: usize) -> Result<Value, String> {
+    let nested = |depth: usize| {
+        if depth >= MAX_NESTED_LEVELS {
+            Err(format!("exceeded max nested level {MAX_NESTED_LEVELS}"))
+        } else {
+            Ok(depth + 1)
+        }
+    };
     Ok(match item {
         Cbor::Null => Value::Null,
         Cbor::Bool(b) => Value::Bool(b),
@@ -78,18 +90,26 @@ fn to_json(item: Cbor) -> Result<Value, String> {
         }
         Cbor::Text(s) => Value::String(s),
         Cbor::Bytes(b) => Value::String(base64::engine::general_purpose::STANDARD.encode(b)),
-        Cbor::Array(a) => Value::Array(a.into_iter().map(to_json).collect::<Result<_, _>>()?),
+        Cbor::Array(a) => {
+            let depth = nested(depth)?;
+            Value::Array(
+                a.into_iter()
+                    .map(|v| to_json(v, depth))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
         Cbor::Map(entries) => {
+            let depth = nested(depth)?;
             let mut m = Map::new();
             for (k, v) in entries {
                 let Cbor::Text(k) = k else {
                     return Err("map keys must be text strings".into());
                 };
-                m.insert(k, to_json(v)?);
+                m.insert(k, to_json(v, depth)?);
             }
             Value::Object(m)
         }
-        Cbor::Tag(SELF_DESCRIBED, inner) => to_json(*inner)?,
+        Cbor::Tag(SELF_DESCRIBED, inner) => to_json(*inner, depth)?,
         Cbor::Tag(tag, _) => return Err(format!("unsupported tag {tag}")),
         _ => return Err("unsupported simple value".into()),
     })

@@ -50,7 +50,8 @@ pub(super) fn lex(input: &str) -> Vec<(Token, &str)> {
     while let Some(c) = rest.chars().next() {
         let len = if is_special(c) {
             // Longest run of symbols that is still a token: `!=`, `==`, else one.
-            if rest.len() > 1 && keyword(&rest[..2]).is_some() {
+            // `get`: the second byte may fall inside a multi-byte character.
+            if rest.get(..2).and_then(keyword).is_some() {
                 2
             } else {
                 1

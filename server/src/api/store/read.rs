@@ -392,6 +392,10 @@ pub fn selected(kind: &KindSpec, obj: &Value, opts: &ListOptions) -> bool {
 }
 
 #[cfg(test)]
+#[path = "read_fuzz_tests.rs"]
+mod fuzz_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
