@@ -92,16 +92,28 @@ fn write_until(port: u16, writer: usize, stop: &AtomicBool) -> (u64, Vec<String>
     (acknowledged, failures)
 }
 
-/// One watcher from `rv`: reads until it has `target` changes (once the
-/// writers are done and set it); returns the anomaly, if any.
-fn watch_all(port: u16, rv: &str, target: &AtomicU64) -> Option<String> {
+/// A watch from `rv`.
+fn open_watch(port: u16, rv: &str) -> Result<client::WatchStream, String> {
     let path = format!("{NAMESPACE_PATH}?watch=1&resourceVersion={rv}&timeoutSeconds=86400");
     let mut stream = match client::WatchStream::open(port, path.as_str()) {
         Ok(s) if s.status == 200 => s,
-        Ok(s) => return Some(format!("watch answered {}", s.status)),
-        Err(e) => return Some(format!("watch: {e}")),
+        Ok(s) => return Err(format!("watch answered {}", s.status)),
+        Err(e) => return Err(format!("watch: {e}")),
     };
     stream.set_timeout(Duration::from_secs(2));
+    Ok(stream)
+}
+
+/// One watcher from `rv`: reads until it has `target` changes (once the
+/// writers are done and set it); returns the anomaly, if any. A stream the
+/// server ends (a watcher too slow to keep up is let go, as kube lets one
+/// go) is resumed from the last resourceVersion seen, as a reflector
+/// resumes: nothing may be missing or repeated across the resumption.
+fn watch_all(port: u16, rv: &str, target: &AtomicU64) -> Option<String> {
+    let mut stream = match open_watch(port, rv) {
+        Ok(s) => s,
+        Err(e) => return Some(e),
+    };
     let mut seen = 0u64;
     let mut last_rv = 0u64;
     let mut quiet_since = Instant::now();
@@ -124,7 +136,17 @@ fn watch_all(port: u16, rv: &str, target: &AtomicU64) -> Option<String> {
                 seen += 1;
                 quiet_since = Instant::now();
             }
-            None if stream.ended() => return Some(format!("stream ended after {seen} events")),
+            None if stream.ended() => {
+                let from = if last_rv == 0 {
+                    rv.to_string()
+                } else {
+                    last_rv.to_string()
+                };
+                stream = match open_watch(port, &from) {
+                    Ok(s) => s,
+                    Err(e) => return Some(format!("resuming after {seen} events at {from}: {e}")),
+                };
+            }
             // A bound on a hung stream once the writers are done, not a
             // timing assertion: every change was acknowledged before it.
             None if want != u64::MAX && quiet_since.elapsed() > Duration::from_secs(120) => {

@@ -61,8 +61,8 @@ impl<'a> Measured<'a> {
         let metrics = &crate::metrics::global().requests;
         let mut observed = self.labels;
         observed.code = resp.status().as_u16();
-        let owned = Owned::from(&observed);
         if self.long_running {
+            let owned = Owned::from(&observed);
             let gauge = metrics.long_running(&observed);
             let started = self.started;
             return track(resp, move |_| {
@@ -78,6 +78,8 @@ impl<'a> Measured<'a> {
         if size.is_some() {
             return resp;
         }
+        // Labels outlive the request only when its body is streamed.
+        let owned = Owned::from(&observed);
         track(resp, move |sent| {
             crate::metrics::global()
                 .requests

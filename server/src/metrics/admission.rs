@@ -4,7 +4,6 @@
 //! slot of its own, so recording a phase or a plugin touches only its
 //! histogram.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -80,8 +79,9 @@ pub struct AdmissionMetrics {
     step: Histograms<StepLabels>,
     controller: Histograms<ControllerLabels>,
     steps: [OnceLock<Histogram>; SLOTS],
-    /// By plugin name and slot.
-    controllers: RwLock<HashMap<(&'static str, usize), Histogram, foldhash::fast::RandomState>>,
+    /// By plugin name and slot: a handful, scanned (names compare by
+    /// address first, being the plugins' own statics).
+    controllers: RwLock<Vec<(&'static str, usize, Histogram)>>,
 }
 
 fn rejected_label(rejected: bool) -> &'static str {
@@ -143,14 +143,20 @@ impl AdmissionMetrics {
             self.controller.get_or_create(&labels()).observe(seconds);
             return;
         };
-        if let Some(histogram) = self.controllers.read().get(&(name, at)) {
+        let same = |(known, slot, _): &&(&'static str, usize, Histogram)| {
+            *slot == at && (std::ptr::eq(*known, name) || *known == name)
+        };
+        if let Some((_, _, histogram)) = self.controllers.read().iter().find(same) {
             histogram.observe(seconds);
             return;
         }
-        self.controllers
-            .write()
-            .entry((name, at))
-            .or_insert_with(|| self.controller.get_or_create_owned(&labels()))
-            .observe(seconds);
+        let mut all = self.controllers.write();
+        if let Some((_, _, histogram)) = all.iter().find(same) {
+            histogram.observe(seconds);
+            return;
+        }
+        let histogram = self.controller.get_or_create_owned(&labels());
+        histogram.observe(seconds);
+        all.push((name, at, histogram));
     }
 }

@@ -56,8 +56,15 @@ struct OperationLabels {
     r#type: String,
 }
 
+/// Collections a thread recorded lately: (the metrics they belong to,
+/// operation, collection prefix, histogram), so a request on one of them
+/// skips the lookups.
+const RECENT: usize = 8;
+
 thread_local! {
     static KEY: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(64));
+    static RECENT_SERIES: RefCell<Vec<(usize, &'static str, Box<[u8]>, Histogram)>> =
+        RefCell::new(Vec::with_capacity(RECENT));
 }
 
 /// The storage metrics.
@@ -128,14 +135,31 @@ impl StorageMetrics {
     /// string is decoded or handle cloned per request.
     pub fn observe(&self, operation: &'static str, key: &[u8], elapsed: Duration) {
         let seconds = elapsed.as_secs_f64();
+        let owner = std::ptr::from_ref(self) as usize;
+        let recent = RECENT_SERIES.with(|recent| {
+            let recent = recent.borrow();
+            recent
+                .iter()
+                .find(|(of, op, prefix, _)| {
+                    *of == owner && std::ptr::eq(*op, operation) && key.starts_with(prefix)
+                })
+                .map(|(_, _, _, h)| h.observe(seconds))
+                .is_some()
+        });
+        if recent {
+            return;
+        }
         KEY.with(|buf| {
             let mut buf = buf.borrow_mut();
             buf.clear();
             buf.extend_from_slice(operation.as_bytes());
             buf.push(0);
-            self.push_type(key, &mut buf);
+            let collection = self.push_type(key, &mut buf);
             if let Some(h) = self.series.read().get(buf.as_slice()) {
                 h.observe(seconds);
+                if let Some(prefix) = collection {
+                    remember(owner, operation, prefix, h);
+                }
                 return;
             }
             let labels = OperationLabels {
@@ -152,8 +176,9 @@ impl StorageMetrics {
     }
 
     /// Appends the `type` of a key: its resource when the key lies in a
-    /// known collection, else its first segment after `/registry/`.
-    fn push_type(&self, key: &[u8], out: &mut Vec<u8>) {
+    /// known collection (whose prefix it returns), else its first segment
+    /// after `/registry/`.
+    fn push_type<'k>(&self, key: &'k [u8], out: &mut Vec<u8>) -> Option<&'k [u8]> {
         let prefixes = self.prefixes.read();
         let mut end = 0;
         let slashes = key
@@ -164,7 +189,7 @@ impl StorageMetrics {
             end = i + 1;
             if let Some(kind) = prefixes.get(&key[..end]) {
                 out.extend_from_slice(kind.as_bytes());
-                return;
+                return Some(&key[..end]);
             }
             // Collections are at most four segments deep.
             if depth >= 4 {
@@ -173,7 +198,20 @@ impl StorageMetrics {
         }
         let rest = key.strip_prefix(b"/registry/").unwrap_or(&key[..end]);
         out.extend_from_slice(rest.split(|b| *b == b'/').next().unwrap_or_default());
+        None
     }
+}
+
+/// Keeps `histogram` as this thread's series of `owner`'s metrics for
+/// `operation` on keys under `prefix`, dropping the oldest past `RECENT`.
+fn remember(owner: usize, operation: &'static str, prefix: &[u8], histogram: &Histogram) {
+    RECENT_SERIES.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if recent.len() == RECENT {
+            recent.remove(0);
+        }
+        recent.push((owner, operation, prefix.into(), histogram.clone()));
+    });
 }
 
 /// kube's `resource` label: `configmaps`, `deployments.apps`.
@@ -211,7 +249,7 @@ mod tests {
 
     fn type_of(metrics: &StorageMetrics, key: &str) -> String {
         let mut out = Vec::new();
-        metrics.push_type(key.as_bytes(), &mut out);
+        let _ = metrics.push_type(key.as_bytes(), &mut out);
         String::from_utf8(out).expect("utf-8")
     }
 
@@ -248,10 +286,16 @@ mod tests {
             b"/registry/configmaps/default/b",
             Duration::from_millis(1),
         );
+        // Now remembered by this thread: the third is counted the short way.
+        let ms = Duration::from_millis(1);
+        metrics.observe("get", b"/registry/configmaps/other/c", ms);
+        metrics.observe("create", b"/registry/unknown/x/y", ms);
         let page = registry.encode(super::super::Format::PrometheusText);
         assert!(
             page.contains(
-                "etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 2\n"
+                "etcd_request_duration_seconds_count{operation=\"get\",type=\"configmaps\"} 3\n"
+            ) && page.contains(
+                "etcd_request_duration_seconds_count{operation=\"create\",type=\"unknown\"} 1\n"
             ),
             "{page}"
         );
