@@ -61,9 +61,12 @@ struct OperationLabels {
 /// skips the lookups.
 const RECENT: usize = 8;
 
+/// One remembered collection: (metrics' address, operation, prefix, series).
+type Recent = (usize, &'static str, Box<[u8]>, Histogram);
+
 thread_local! {
     static KEY: RefCell<Vec<u8>> = RefCell::new(Vec::with_capacity(64));
-    static RECENT_SERIES: RefCell<Vec<(usize, &'static str, Box<[u8]>, Histogram)>> =
+    static RECENT_SERIES: RefCell<Vec<Recent>> =
         RefCell::new(Vec::with_capacity(RECENT));
 }
 
