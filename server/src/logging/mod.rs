@@ -15,12 +15,16 @@ use crate::config::logging::{LogFormat, LoggingFlags};
 /// server's own lines, libraries stay at info until the highest levels
 /// (8 and more, where kube dumps whole requests).
 #[must_use]
-pub fn directives_for_verbosity(verbosity: u8) -> &'static str {
+pub fn directives_for_verbosity(verbosity: u8) -> String {
+    let ours = |level: &str| {
+        let engine = crate::storage::embedded::LOG_TARGET;
+        format!("info,cairn_apiserver={level},{engine}={level},cairn_transform={level}")
+    };
     match verbosity {
-        0..=3 => "info",
-        4 => "info,cairn_apiserver=debug,cairn_engine=debug,cairn_transform=debug",
-        5..=7 => "info,cairn_apiserver=trace,cairn_engine=trace,cairn_transform=trace",
-        _ => "trace",
+        0..=3 => "info".to_string(),
+        4 => ours("debug"),
+        5..=7 => ours("trace"),
+        _ => "trace".to_string(),
     }
 }
 

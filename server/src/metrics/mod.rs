@@ -9,7 +9,6 @@ pub mod admission;
 pub mod auth;
 pub mod authz;
 pub mod definition;
-pub mod engine;
 pub mod inflight;
 pub mod labels;
 pub mod metered;

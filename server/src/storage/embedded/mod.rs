@@ -3,9 +3,13 @@
 //! the engine's group commit.
 
 mod convert;
+pub mod metrics;
 #[cfg(test)]
 mod tests;
 mod watch;
+
+/// The engine's log target (its crate), for verbosity directives.
+pub const LOG_TARGET: &str = "cairn_engine";
 
 use std::path::Path;
 use std::sync::Arc;

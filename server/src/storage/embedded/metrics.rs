@@ -8,8 +8,8 @@ use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder
 use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::gauge::ConstGauge;
 
-use super::definition::Definition;
-use super::registry::Described;
+use crate::metrics::definition::Definition;
+use crate::metrics::registry::Described;
 use crate::storage::figures::{BackendFigures, Spread};
 
 const REVISION: Definition = Definition::alpha(
