@@ -91,15 +91,17 @@ impl Server {
     /// the same data).
     #[must_use]
     pub fn start_on(data_dir: &Path, extra_args: &[&str]) -> Server {
-        let port = free_port();
-        let mut args = vec!["--insecure-port".to_string(), port.to_string()];
-        if !extra_args.contains(&"--secure-port") {
-            args.extend(["--secure-port".into(), "0".into()]);
-        }
-        if !extra_args.contains(&"--api-domain") {
-            args.extend(["--api-domain".into(), "svc.io".into()]);
-        }
-        Server::spawn(data_dir, port, None, args, extra_args)
+        Server::spawn_on_free_port(|| {
+            let port = free_port();
+            let mut args = vec!["--insecure-port".to_string(), port.to_string()];
+            if !extra_args.contains(&"--secure-port") {
+                args.extend(["--secure-port".into(), "0".into()]);
+            }
+            if !extra_args.contains(&"--api-domain") {
+                args.extend(["--api-domain".into(), "svc.io".into()]);
+            }
+            Server::spawn(data_dir, port, None, args, extra_args)
+        })
     }
 
     /// A server on a fresh data directory with its defaults: the HTTPS port
@@ -121,12 +123,33 @@ impl Server {
             .position(|a| *a == "--secure-port")
             .and_then(|i| extra_args.get(i + 1))
             .map(|p| p.parse::<u16>().expect("--secure-port value"));
-        let port = given.unwrap_or_else(free_port);
-        let mut args = vec!["--bind-address".to_string(), "127.0.0.1".into()];
-        if given.is_none() {
-            args.extend(["--secure-port".into(), port.to_string()]);
+        let attempt = || {
+            let port = given.unwrap_or_else(free_port);
+            let mut args = vec!["--bind-address".to_string(), "127.0.0.1".into()];
+            if given.is_none() {
+                args.extend(["--secure-port".into(), port.to_string()]);
+            }
+            Server::spawn(data_dir, 0, Some(port), args, extra_args)
+        };
+        if given.is_some() {
+            return attempt().unwrap_or_else(|e| panic!("{e}"));
         }
-        Server::spawn(data_dir, 0, Some(port), args, extra_args)
+        Server::spawn_on_free_port(attempt)
+    }
+
+    /// Another test may take the port `free_port` found between its probe
+    /// and the server's bind: the server then cannot listen, and a new port
+    /// is tried.
+    fn spawn_on_free_port(attempt: impl Fn() -> Result<Server, String>) -> Server {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match attempt() {
+                Ok(server) => return server,
+                Err(e) if tries < 5 && e.contains("cannot listen on") => {}
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 
     fn spawn(
@@ -135,7 +158,7 @@ impl Server {
         secure_port: Option<u16>,
         args: Vec<String>,
         extra_args: &[&str],
-    ) -> Server {
+    ) -> Result<Server, String> {
         let tag = secure_port.unwrap_or(port);
         let log = data_dir.with_extension(format!("{tag}.log"));
         let log_file = std::fs::File::create(&log).expect("log file");
@@ -156,37 +179,43 @@ impl Server {
             _dir: None,
             log,
         };
-        server.wait_ready();
-        server
+        server.wait_ready()?;
+        Ok(server)
     }
 
-    fn wait_ready(&mut self) {
+    fn wait_ready(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             if self.secure_port.is_some() {
                 // Every hook has run and both ports listen once it says so
                 // (readyz itself may need a credential).
                 if self.log_text().contains("cairn-apiserver started") {
-                    return;
+                    return Ok(());
                 }
-            } else if let Ok(r) = client::request(self.port, "GET", "/readyz", &[], None)
+            } else if self.log_text().contains("serving plain HTTP")
+                // Only once this child says it listens is the port its own:
+                // another test's server may answer there otherwise.
+                && let Ok(r) = client::request(self.port, "GET", "/readyz", &[], None)
                 && r.status == 200
             {
-                return;
+                return Ok(());
             }
             if let Some(status) = self
                 .child
                 .as_mut()
                 .and_then(|c| c.try_wait().ok().flatten())
             {
-                panic!(
+                return Err(format!(
                     "server exited ({status}) at start-up; log:\n{}",
                     self.log_text()
-                );
+                ));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("server did not become ready; log:\n{}", self.log_text());
+        Err(format!(
+            "server did not become ready; log:\n{}",
+            self.log_text()
+        ))
     }
 
     /// The HTTPS port (panics for a plain-HTTP server).

@@ -40,7 +40,9 @@ impl Process {
         // on a hung start, not a timing assertion.
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
-            if let Ok(r) = client::request(port, "GET", "/readyz", &[], None)
+            // The port is this child's only once it says it listens.
+            if std::fs::read_to_string(&log).is_ok_and(|l| l.contains("serving plain HTTP"))
+                && let Ok(r) = client::request(port, "GET", "/readyz", &[], None)
                 && r.status == 200
             {
                 return Process {

@@ -34,7 +34,9 @@ impl Stallable {
             .expect("start cairn-apiserver");
         let server = Stallable { child, port, log };
         wait_until("the server is ready", || {
-            client::request(port, "GET", "/readyz", &[], None).is_ok_and(|r| r.status == 200)
+            // The port is this child's only once it says it listens.
+            server.log_text().contains("serving plain HTTP")
+                && client::request(port, "GET", "/readyz", &[], None).is_ok_and(|r| r.status == 200)
         });
         server
     }
