@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use parking_lot::RwLock;
 
+use crate::metrics::histogram::Histogram;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::histogram::Histogram;
 
 use super::definition::Definition;
 use super::registry::MetricsRegistry;

@@ -9,6 +9,7 @@ pub mod admission;
 pub mod auth;
 pub mod authz;
 pub mod definition;
+pub mod histogram;
 pub mod inflight;
 pub mod labels;
 pub mod metered;

@@ -21,8 +21,9 @@ struct State {
     value: i64,
     /// Nanoseconds per bucket (not cumulative), the last for `+Inf`.
     nanos: Vec<u64>,
-    /// Ratio × nanoseconds.
-    sum: f64,
+    /// Value × nanoseconds, divided by the denominator only when read:
+    /// every request pays two changes, so they stay integer work.
+    weighted: i128,
     count: u64,
 }
 
@@ -30,6 +31,8 @@ struct State {
 pub struct TimingRatio {
     bounds: &'static [f64],
     denominator: f64,
+    /// The bucket of each value from 0 to the denominator, worked out once.
+    slots: Box<[u8]>,
     state: Mutex<State>,
 }
 
@@ -48,14 +51,23 @@ impl TimingRatio {
     /// A series at 0 from now, divided by `denominator` (> 0).
     #[must_use]
     pub fn new(bounds: &'static [f64], denominator: f64) -> TimingRatio {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let top = denominator.clamp(0.0, 65_536.0) as u32;
+        let slots = (0..=top)
+            .map(|value| {
+                let slot = slot_of(bounds, f64::from(value) / denominator);
+                u8::try_from(slot).unwrap_or(u8::MAX)
+            })
+            .collect();
         TimingRatio {
             bounds,
             denominator,
+            slots,
             state: Mutex::new(State {
                 since: Instant::now(),
                 value: 0,
                 nanos: vec![0; bounds.len() + 1],
-                sum: 0.0,
+                weighted: 0,
                 count: 0,
             }),
         }
@@ -75,13 +87,16 @@ impl TimingRatio {
         if nanos == 0 {
             return;
         }
-        #[allow(clippy::cast_precision_loss)]
-        let ratio = state.value as f64 / self.denominator;
-        let slot = self.bounds.partition_point(|&b| b < ratio);
+        let slot = match usize::try_from(state.value)
+            .ok()
+            .and_then(|v| self.slots.get(v))
+        {
+            Some(&slot) => usize::from(slot),
+            #[allow(clippy::cast_precision_loss)]
+            None => slot_of(self.bounds, state.value as f64 / self.denominator),
+        };
         state.nanos[slot] += nanos;
-        #[allow(clippy::cast_precision_loss)]
-        let weighted = ratio * nanos as f64;
-        state.sum += weighted;
+        state.weighted += i128::from(state.value) * i128::from(nanos);
         state.count += nanos;
         state.since = now;
     }
@@ -98,8 +113,15 @@ impl TimingRatio {
             .chain(std::iter::once(f64::INFINITY))
             .zip(state.nanos.iter().copied())
             .collect();
-        (state.sum, state.count, buckets)
+        #[allow(clippy::cast_precision_loss)]
+        let sum = state.weighted as f64 / self.denominator;
+        (sum, state.count, buckets)
     }
+}
+
+/// The first bucket whose bound holds `ratio`.
+fn slot_of(bounds: &[f64], ratio: f64) -> usize {
+    bounds.partition_point(|&b| b < ratio)
 }
 
 /// Labelled timing-ratio series encoded as one histogram family.
