@@ -34,22 +34,21 @@ fn operation(txn: &Txn) -> &'static str {
     }
 }
 
-fn txn_key(txn: &Txn) -> Vec<u8> {
+fn txn_key(txn: &Txn) -> &[u8] {
     let first = txn.ops.first().map(|op| match op {
-        Op::Put { key, .. } | Op::Delete { key } => key.clone(),
+        Op::Put { key, .. } | Op::Delete { key } => key.as_slice(),
     });
     first
-        .or_else(|| txn.guards.first().map(|g| Guard::key(g).to_vec()))
+        .or_else(|| txn.guards.first().map(Guard::key))
         .unwrap_or_default()
 }
 
 impl Storage for MeteredStorage {
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
+        let series = self.metrics.series("get", key);
         let started = Instant::now();
-        let key_owned = key.to_vec();
-        let metrics = self.metrics;
         self.inner.get(key, at).map(move |r| {
-            metrics.observe("get", &key_owned, started.elapsed());
+            series.observe(started.elapsed().as_secs_f64());
             r
         })
     }
@@ -59,23 +58,20 @@ impl Storage for MeteredStorage {
         range: KeyRange,
         opts: RangeOptions,
     ) -> Reply<'_, Result<RangeResult, StorageError>> {
-        let started = Instant::now();
         let operation = if opts.count_only { "count" } else { "list" };
-        let start = range.start.clone();
-        let metrics = self.metrics;
+        let series = self.metrics.series(operation, &range.start);
+        let started = Instant::now();
         self.inner.range(range, opts).map(move |r| {
-            metrics.observe(operation, &start, started.elapsed());
+            series.observe(started.elapsed().as_secs_f64());
             r
         })
     }
 
     fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
+        let series = self.metrics.series(operation(&txn), txn_key(&txn));
         let started = Instant::now();
-        let operation = operation(&txn);
-        let key = txn_key(&txn);
-        let metrics = self.metrics;
         self.inner.commit(txn).map(move |r| {
-            metrics.observe(operation, &key, started.elapsed());
+            series.observe(started.elapsed().as_secs_f64());
             r
         })
     }

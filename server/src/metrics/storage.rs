@@ -134,10 +134,14 @@ impl StorageMetrics {
     }
 
     /// Records one backend request on `key` (its collection names `type`).
-    /// Works on the key's bytes and observes under the map's read lock: no
-    /// string is decoded or handle cloned per request.
     pub fn observe(&self, operation: &'static str, key: &[u8], elapsed: Duration) {
-        let seconds = elapsed.as_secs_f64();
+        self.series(operation, key).observe(elapsed.as_secs_f64());
+    }
+
+    /// The series a backend request on `key` is recorded in, found before
+    /// the request so the key need not be kept for after it. Works on the
+    /// key's bytes under the map's read lock: no string is decoded.
+    pub fn series(&self, operation: &'static str, key: &[u8]) -> Histogram {
         let owner = std::ptr::from_ref(self) as usize;
         let recent = RECENT_SERIES.with(|recent| {
             let recent = recent.borrow();
@@ -146,11 +150,10 @@ impl StorageMetrics {
                 .find(|(of, op, prefix, _)| {
                     *of == owner && std::ptr::eq(*op, operation) && key.starts_with(prefix)
                 })
-                .map(|(_, _, _, h)| h.observe(seconds))
-                .is_some()
+                .map(|(_, _, _, h)| h.clone())
         });
-        if recent {
-            return;
+        if let Some(histogram) = recent {
+            return histogram;
         }
         KEY.with(|buf| {
             let mut buf = buf.borrow_mut();
@@ -159,11 +162,10 @@ impl StorageMetrics {
             buf.push(0);
             let collection = self.push_type(key, &mut buf);
             if let Some(h) = self.series.read().get(buf.as_slice()) {
-                h.observe(seconds);
                 if let Some(prefix) = collection {
                     remember(owner, operation, prefix, h);
                 }
-                return;
+                return h.clone();
             }
             let labels = OperationLabels {
                 operation,
@@ -174,8 +176,8 @@ impl StorageMetrics {
                 .write()
                 .entry(buf.as_slice().into())
                 .or_insert(h)
-                .observe(seconds);
-        });
+                .clone()
+        })
     }
 
     /// Appends the `type` of a key: its resource when the key lies in a
