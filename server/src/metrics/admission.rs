@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use parking_lot::RwLock;
+use parking_lot::Mutex;
 
 use crate::metrics::histogram::Histogram;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -79,9 +79,20 @@ pub struct AdmissionMetrics {
     step: Histograms<StepLabels>,
     controller: Histograms<ControllerLabels>,
     steps: [OnceLock<Histogram>; SLOTS],
-    /// By plugin name and slot: a handful, scanned (names compare by
-    /// address first, being the plugins' own statics).
-    controllers: RwLock<Vec<(&'static str, usize, Histogram)>>,
+    /// Each plugin's slots, in the order plugins were first seen: a
+    /// handful, scanned without a lock (names compare by address first,
+    /// being the plugins' own statics).
+    plugins: [OnceLock<PluginSeries>; PLUGINS],
+    /// Held only to claim a plugin's place.
+    claiming: Mutex<()>,
+}
+
+/// Plugins kept in slots; any beyond are found through the family.
+const PLUGINS: usize = 32;
+
+struct PluginSeries {
+    name: &'static str,
+    slots: [OnceLock<Histogram>; SLOTS],
 }
 
 fn rejected_label(rejected: bool) -> &'static str {
@@ -89,12 +100,30 @@ fn rejected_label(rejected: bool) -> &'static str {
 }
 
 impl AdmissionMetrics {
+    /// `name`'s slots, claimed on its first decision.
+    fn plugin(&self, name: &'static str) -> Option<&PluginSeries> {
+        let same = |p: &&PluginSeries| std::ptr::eq(p.name, name) || p.name == name;
+        if let Some(found) = self.plugins.iter().map_while(OnceLock::get).find(same) {
+            return Some(found);
+        }
+        let _claim = self.claiming.lock();
+        let free = self
+            .plugins
+            .iter()
+            .find(|p| p.get().is_none_or(|p| same(&p)))?;
+        Some(free.get_or_init(|| PluginSeries {
+            name,
+            slots: Default::default(),
+        }))
+    }
+
     pub fn register(registry: &mut MetricsRegistry) -> AdmissionMetrics {
         let metrics = AdmissionMetrics {
             step: Family::new_with_constructor(|| Histogram::new(BUCKETS)),
             controller: Family::new_with_constructor(|| Histogram::new(BUCKETS)),
             steps: Default::default(),
-            controllers: RwLock::default(),
+            plugins: [const { OnceLock::new() }; PLUGINS],
+            claiming: Mutex::new(()),
         };
         registry.register(STEP, metrics.step.clone());
         registry.register(CONTROLLER, metrics.controller.clone());
@@ -143,20 +172,11 @@ impl AdmissionMetrics {
             self.controller.get_or_create(&labels()).observe(seconds);
             return;
         };
-        let same = |(known, slot, _): &&(&'static str, usize, Histogram)| {
-            *slot == at && (std::ptr::eq(*known, name) || *known == name)
-        };
-        if let Some((_, _, histogram)) = self.controllers.read().iter().find(same) {
-            histogram.observe(seconds);
-            return;
+        match self.plugin(name) {
+            Some(plugin) => plugin.slots[at]
+                .get_or_init(|| self.controller.get_or_create_owned(&labels()))
+                .observe(seconds),
+            None => self.controller.get_or_create(&labels()).observe(seconds),
         }
-        let mut all = self.controllers.write();
-        if let Some((_, _, histogram)) = all.iter().find(same) {
-            histogram.observe(seconds);
-            return;
-        }
-        let histogram = self.controller.get_or_create_owned(&labels());
-        histogram.observe(seconds);
-        all.push((name, at, histogram));
     }
 }
