@@ -10,7 +10,6 @@ pub mod update_rules;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -69,7 +68,7 @@ impl Strategy for AllocatingServiceStrategy {
         obj: &mut Value,
         old: Option<&Value>,
     ) -> Result<Option<Box<dyn Claim>>, ApiError> {
-        let before = old.map(fill::held).unwrap_or_else(HashSet::new);
+        let before = old.map(fill::held).unwrap_or_default();
         let claim = fill::fill(&self.allocator, obj, &before)?;
         Ok((!claim.is_empty()).then(|| Box::new(claim) as Box<dyn Claim>))
     }
