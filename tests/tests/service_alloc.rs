@@ -261,3 +261,58 @@ fn the_kubernetes_service_is_kept() {
     });
     assert_eq!(s.get(&path).json()["spec"]["clusterIP"], "10.40.0.1");
 }
+
+#[test]
+fn kubectl_apply_keeps_what_was_allocated() {
+    if !kubectl_present() {
+        return;
+    }
+    let s = Server::start(&[]);
+    let manifest = |label: &str| {
+        format!(
+            "apiVersion: v1\nkind: Service\nmetadata: {{name: web, labels: {{tier: {label}}}}}\nspec:\n  type: NodePort\n  selector: {{app: web}}\n  ports: [{{port: 80, targetPort: 8080}}]\n"
+        )
+    };
+    let (ok, out) = kubectl(&s, &["apply", "-f", "-"], Some(&manifest("a")));
+    assert!(ok, "{out}");
+    let first = s.get(&format!("{SERVICES}/web")).json();
+    let (ok, out) = kubectl(&s, &["apply", "-f", "-"], Some(&manifest("b")));
+    assert!(ok, "{out}");
+    let second = s.get(&format!("{SERVICES}/web")).json();
+    assert_eq!(second["metadata"]["labels"]["tier"], "b");
+    assert_eq!(second["spec"]["clusterIP"], first["spec"]["clusterIP"]);
+    assert_eq!(
+        second["spec"]["ports"][0]["nodePort"],
+        first["spec"]["ports"][0]["nodePort"]
+    );
+    // kubectl replace sends the object without the allocated values.
+    let (ok, out) = kubectl(&s, &["replace", "-f", "-"], Some(&manifest("c")));
+    assert!(ok, "{out}");
+    let third = s.get(&format!("{SERVICES}/web")).json();
+    assert_eq!(third["spec"]["clusterIP"], first["spec"]["clusterIP"]);
+    assert_eq!(
+        third["spec"]["ports"][0]["nodePort"],
+        first["spec"]["ports"][0]["nodePort"]
+    );
+}
+
+#[test]
+fn bad_ranges_stop_the_start_with_one_line() {
+    for (flag, value) in [
+        ("--service-cluster-ip-range", "10.0.0.0/8"),
+        ("--service-cluster-ip-range", "10.0.0.1/24"),
+        ("--service-node-port-range", "32767-30000"),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = std::process::Command::new(cairn_tests::binary())
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .args(["--secure-port", "0", "--insecure-port", "0", flag, value])
+            .output()
+            .expect("run cairn-apiserver");
+        assert!(!out.status.success(), "{flag} {value} accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(flag), "{stderr}");
+        assert!(!dir.path().join("data").exists(), "nothing written");
+    }
+}

@@ -3,6 +3,7 @@
 //! as a strategy around the Service rules of `service_strategy`.
 
 pub mod allocator;
+pub mod families;
 pub mod fill;
 pub mod pool;
 pub mod update_rules;
