@@ -95,6 +95,12 @@ async fn sweep(
         .await
     {
         Ok(_) | Err(ApiError::AlreadyExists { .. }) => false,
+        // Its address is taken by another Service: retrying soon cannot
+        // help; the next change or the periodic sweep tries again.
+        Err(e @ ApiError::Invalid { .. }) => {
+            tracing::warn!(error = %e, "cannot create the kubernetes service");
+            false
+        }
         Err(e) => {
             tracing::warn!(error = %e, "cannot create the kubernetes service; retrying");
             true

@@ -69,6 +69,11 @@ impl Strategy for AllocatingServiceStrategy {
         obj: &mut Value,
         old: Option<&Value>,
     ) -> Result<Option<Box<dyn Claim>>, ApiError> {
+        // Status and metadata writes allocate nothing, as in kube (a
+        // Service stored without addresses keeps none).
+        if old.is_some_and(|old| old.get("spec") == obj.get("spec")) {
+            return Ok(None);
+        }
         let before = old.map(fill::held).unwrap_or_default();
         let claim = fill::fill(&self.allocator, obj, &before)?;
         Ok((!claim.is_empty()).then(|| Box::new(claim) as Box<dyn Claim>))

@@ -358,3 +358,17 @@ fn dual_stack_policies_get_both_families() {
         "spec.ipFamilyPolicy: Invalid value: \"RequireDualStack\": this cluster is not configured for dual-stack services"
     );
 }
+
+#[test]
+fn writes_that_leave_the_spec_alone_allocate_nothing() {
+    let s = strategy("10.0.0.0/29", "30000-32767");
+    // Stored before allocation existed: no address.
+    let mut old = svc("old", json!({"ports": [{"port": 80}]}));
+    s.prepare_for_create(&mut old);
+    let mut relabelled = old.clone();
+    relabelled["metadata"]["labels"] = json!({"a": "b"});
+    let mut new = relabelled.clone();
+    s.prepare_for_update(&mut new, &old);
+    assert!(s.claim(&mut new, Some(&old)).unwrap().is_none());
+    assert!(new["spec"].get("clusterIP").is_none());
+}
