@@ -95,11 +95,12 @@ async fn sweep(
         .await
     {
         Ok(_) | Err(ApiError::AlreadyExists { .. }) => false,
-        // Its address is taken by another Service: retrying soon cannot
-        // help; the next change or the periodic sweep tries again.
+        // Its address is still held: the Service just deleted gives it
+        // back right after its delete commits (or another Service took
+        // it). Quietly, since this retries twice a second.
         Err(e @ ApiError::Invalid { .. }) => {
-            tracing::warn!(error = %e, "cannot create the kubernetes service");
-            false
+            tracing::debug!(error = %e, "cannot create the kubernetes service yet; retrying");
+            true
         }
         Err(e) => {
             tracing::warn!(error = %e, "cannot create the kubernetes service; retrying");
