@@ -375,6 +375,10 @@ pub async fn run(config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("bootstrap of namespaces failed: {e}"))?;
     health.hook_done("bootstrap-namespaces");
+    controllers::kubernetes_service::recover_allocations(&state.store)
+        .await
+        .map_err(|e| format!("reading the stored services failed: {e}"))?;
+    let kubernetes_service = tokio::spawn(controllers::kubernetes_service::run(Arc::clone(&state)));
     let storage_counts = tokio::spawn(crate::metrics::storage::track(
         &crate::metrics::global().storage,
         Arc::clone(&state.store.storage),
@@ -436,6 +440,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = aggregation.await;
     let _ = flowcontrol.await;
     let _ = flowcontrol_status.await;
+    let _ = kubernetes_service.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -11,6 +11,7 @@ pub mod logging;
 pub mod overload;
 pub mod runtime_config;
 pub mod service_accounts;
+pub mod service_ranges;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
 pub use runtime_config::RuntimeConfig;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
+pub use service_ranges::ServiceRangeFlags;
 
 /// cairn-apiserver: a Kubernetes-compatible API server on cairn's own storage engine.
 #[derive(Parser, Debug)]
@@ -119,6 +121,8 @@ pub struct Flags {
     pub overload: OverloadFlags,
     #[command(flatten)]
     pub audit: AuditFlags,
+    #[command(flatten)]
+    pub service_ranges: ServiceRangeFlags,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
     #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
@@ -163,6 +167,7 @@ pub struct Config {
     pub encryption: EncryptionFlags,
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
+    pub service_ranges: ServiceRangeFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
@@ -199,6 +204,7 @@ impl From<Flags> for Config {
             encryption: f.encryption,
             overload: f.overload,
             audit: f.audit,
+            service_ranges: f.service_ranges,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }

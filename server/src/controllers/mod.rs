@@ -9,6 +9,7 @@ pub mod crd;
 pub mod flowcontrol;
 pub mod flowcontrol_status;
 pub mod gc;
+pub mod kubernetes_service;
 pub mod namespace;
 pub mod paired;
 pub mod rbac;

@@ -22,7 +22,7 @@ pub use answer::{Answerer, Question};
 pub use column::{CellFn, Column};
 pub use fields::{FieldValue, field_by_path};
 pub use storage::{Conversion, StorageBinding, default_storage_prefix};
-pub use strategy::{DefaultStrategy, DeleteAction, NameRule, Strategy};
+pub use strategy::{Claim, DefaultStrategy, DeleteAction, NameRule, Strategy};
 pub use subresources::{ScalePaths, Subresources};
 
 /// Who defined a kind.

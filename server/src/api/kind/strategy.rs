@@ -82,6 +82,29 @@ pub trait Strategy: Send + Sync {
     fn deleted_at_once(&self, _obj: &Value) -> bool {
         false
     }
+    /// Takes what the object needs from the server's pools and writes it
+    /// in (after validation, before the commit); `old` is the stored
+    /// object of an update. Kept by the store once the write commits.
+    fn claim(
+        &self,
+        _obj: &mut Value,
+        _old: Option<&Value>,
+    ) -> Result<Option<Box<dyn Claim>>, ApiError> {
+        Ok(None)
+    }
+    /// The object was removed from storage: what it held is free again.
+    fn removed(&self, _obj: &Value) {}
+    /// At start, every stored object of the kind: what they hold is taken.
+    fn recover(&self, _stored: &[Value]) {}
+}
+
+/// What a write took from a pool the server hands out (a Service's cluster
+/// IPs and node ports). Dropped without `keep` (the write failed, or was a
+/// dry run) it gives back what it took.
+pub trait Claim: Send {
+    /// The write committed: what it took stays taken, and what the object
+    /// held before and no longer holds is given back.
+    fn keep(self: Box<Self>);
 }
 
 /// A strategy with every default: plain objects.

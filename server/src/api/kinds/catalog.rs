@@ -14,7 +14,7 @@ use super::pod_strategy::PodStrategy;
 use super::rbac_binding::BindingStrategy;
 use super::rbac_role::RoleStrategy;
 use super::secret_strategy::SecretStrategy;
-use super::service_strategy::ServiceStrategy;
+use super::service_alloc::AllocatingServiceStrategy;
 use super::{
     config_map, config_table, lease, node, pod, rbac_binding, rbac_role, rbac_table, secret,
     service, service_account,
@@ -131,7 +131,7 @@ pub fn add_catalog(r: &Registry, config: &Config) {
     r.add(KindSpec {
         short_names: names(&["svc"]),
         categories: names(&["all"]),
-        strategy: Arc::new(ServiceStrategy),
+        strategy: Arc::new(AllocatingServiceStrategy::from_config(config)),
         columns: service::columns(),
         return_deleted_object: true,
         subresources: with_status(),

@@ -47,6 +47,7 @@ pub mod secret;
 pub mod secret_strategy;
 pub mod service;
 pub mod service_account;
+pub mod service_alloc;
 pub mod service_strategy;
 pub mod service_table;
 pub mod versions;

@@ -28,6 +28,9 @@ fn apply_defaults(svc: &mut Value) {
     if service_type == "NodePort" || service_type == "LoadBalancer" {
         default_field(spec, "externalTrafficPolicy", json!("Cluster"));
     }
+    if service_type == "LoadBalancer" {
+        default_field(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
     if spec.get("sessionAffinity").and_then(Value::as_str) == Some("ClientIP") {
         default_field(
             spec,
@@ -64,7 +67,22 @@ impl Strategy for ServiceStrategy {
         if str_at(obj, "/spec/type") != "ExternalName" && items_at(obj, "/spec/ports").is_empty() {
             errors.push(FieldError::required("spec.ports", ""));
         }
-        causes(&errors)
+        let mut causes = causes(&errors);
+        if matches!(str_at(obj, "/spec/type"), "ClusterIP" | "") {
+            for (i, port) in items_at(obj, "/spec/ports").iter().enumerate() {
+                if port
+                    .get("nodePort")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|n| n != 0)
+                {
+                    causes.push(Cause::forbidden(
+                        format!("spec.ports[{i}].nodePort"),
+                        "may not be used when `type` is 'ClusterIP'",
+                    ));
+                }
+            }
+        }
+        causes
     }
 }
 

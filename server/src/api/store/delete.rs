@@ -106,6 +106,9 @@ impl Store {
             };
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    if update.is_none() {
+                        kind.strategy.removed(&current);
+                    }
                     self.admission.committed(kind, c.revision).await;
                     return Ok(match update {
                         Some(next) => Deleted::Pending(with_rv(next, c.revision)),

@@ -152,6 +152,7 @@ impl Store {
                 Some(m) => ownership::store_entries(&mut new, m),
                 None => ownership::track_update(kind, Some(&old), &mut new, opts),
             }
+            let claim = kind.strategy.claim(&mut new, Some(&old))?;
             let new = meta::canonical(kind, new);
             if no_op::unchanged(&new, &old)
                 && self
@@ -200,6 +201,12 @@ impl Store {
             };
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    if let Some(claim) = claim {
+                        claim.keep();
+                    }
+                    if stored.is_none() {
+                        kind.strategy.removed(&new);
+                    }
                     self.admission.committed(kind, c.revision).await;
                     return Ok(WriteOutcome {
                         served: stored.and_then(|b| served_bytes(kind, &b, c.revision)),

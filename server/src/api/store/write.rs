@@ -158,6 +158,8 @@ impl Store {
             Some(m) => ownership::store_entries(&mut obj, &m),
             None => ownership::track_update(kind, None, &mut obj, opts),
         }
+        // After ownership: what the server allocates belongs to no manager.
+        let mut claim = kind.strategy.claim(&mut obj, None)?;
         let obj = meta::canonical(kind, obj);
         let key = keys::object_key(kind, ns, &name);
         loop {
@@ -189,6 +191,9 @@ impl Store {
             let txn = put_txn(kind, txn, key.clone(), stored.clone());
             match self.storage.commit(txn).await {
                 Ok(c) => {
+                    if let Some(claim) = claim.take() {
+                        claim.keep();
+                    }
                     self.admission.committed(kind, c.revision).await;
                     return Ok(WriteOutcome {
                         served: served_bytes(kind, &stored, c.revision),
