@@ -39,9 +39,11 @@ impl<M: EncodeMetric> Described<M> {
             return Ok(());
         }
         let kind = self.metric.metric_type();
-        let name = self
-            .definition
-            .base_name(matches!(kind, MetricType::Counter));
+        let counter = matches!(kind, MetricType::Counter);
+        let name = self.definition.base_name(counter);
+        if counter && name == self.definition.name {
+            UNSUFFIXED.with(|names| names.borrow_mut().push(name));
+        }
         let family = encoder.encode_descriptor(name, &self.help, None, kind)?;
         self.metric.encode(family)
     }
@@ -51,6 +53,43 @@ impl<M: EncodeMetric + Debug + Send + Sync + 'static> Collector for Described<M>
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         self.encode_into(&mut encoder)
     }
+}
+
+thread_local! {
+    /// Counters written during this thread's encoding whose kube name has
+    /// no `_total`: the encoder appends one to every counter, which the
+    /// Prometheus text format (unlike OpenMetrics) must not show.
+    static UNSUFFIXED: std::cell::RefCell<Vec<&'static str>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `page` with each counter in `names` under its own name, not `<name>_total`
+/// (in its HELP and TYPE lines and its samples).
+fn unsuffix(page: &str, names: &[&str]) -> String {
+    let mut out = String::with_capacity(page.len());
+    for line in page.split_inclusive('\n') {
+        let (head, rest) = match line
+            .strip_prefix("# HELP ")
+            .or_else(|| line.strip_prefix("# TYPE "))
+        {
+            Some(rest) => line.split_at(line.len() - rest.len()),
+            None => ("", line),
+        };
+        let token_end = rest.find([' ', '{']).unwrap_or(rest.len());
+        let (token, tail) = rest.split_at(token_end);
+        match token
+            .strip_suffix("_total")
+            .filter(|base| names.contains(base))
+        {
+            Some(base) => {
+                out.push_str(head);
+                out.push_str(base);
+                out.push_str(tail);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// The exposition formats `/metrics` speaks.
@@ -151,6 +190,7 @@ impl MetricsRegistry {
     #[must_use]
     pub fn encode(&self, format: Format) -> String {
         let mut out = String::with_capacity(64 * 1024);
+        UNSUFFIXED.with(|names| names.borrow_mut().clear());
         // Writing into a String cannot fail.
         let _ = match format {
             Format::PrometheusText => {
@@ -160,6 +200,10 @@ impl MetricsRegistry {
                 prometheus_client::encoding::text::encode(&mut out, &self.inner)
             }
         };
+        let names = UNSUFFIXED.with(|names| std::mem::take(&mut *names.borrow_mut()));
+        if format == Format::PrometheusText && !names.is_empty() {
+            return unsuffix(&out, &names);
+        }
         out
     }
 }
@@ -208,6 +252,33 @@ mod tests {
         assert!(!text.contains("# EOF"));
         assert!(
             page(true).contains("# HELP demo_old_total [ALPHA] (Deprecated since 1.27.0) Old.\n")
+        );
+    }
+
+    #[test]
+    fn counters_kube_names_without_total_keep_their_name_in_text() {
+        let mut registry = MetricsRegistry::new(Version::new(1, 32, 0), false);
+        let attempts = Family::<Vec<(String, String)>, Counter>::default();
+        attempts
+            .get_or_create(&vec![("result".into(), "success".into())])
+            .inc();
+        registry.register(Definition::alpha("demo_attempts", "A."), attempts);
+        registry.register(
+            Definition::alpha("demo_attempts_more_total", "B."),
+            Counter::<u64>::default(),
+        );
+        let text = registry.encode(Format::PrometheusText);
+        assert!(
+            text.contains(
+                "# HELP demo_attempts [ALPHA] A.\n# TYPE demo_attempts counter\ndemo_attempts{result=\"success\"} 1\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("demo_attempts_more_total 0\n"), "{text}");
+        let open = registry.encode(Format::OpenMetrics { version: "1.0.0" });
+        assert!(
+            open.contains("demo_attempts_total{result=\"success\"} 1\n"),
+            "OpenMetrics counters keep _total: {open}"
         );
     }
 
