@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::cluster_rules as rules;
 use super::generated::resource;
 use super::kind_rules::KindRules;
-use super::{core_rules, core_table, storage_table};
-use crate::api::kind::{Column, KindSpec, ScalePaths, Strategy, Subresources};
+use super::{autoscaling_v1, core_rules, core_table, storage_table};
+use crate::api::kind::{Column, KindSpec, ScalePaths, StorageBinding, Strategy, Subresources};
 use crate::api::registry::Registry;
 use crate::api::schema::Schema;
 use crate::config::Config;
@@ -326,6 +326,39 @@ pub fn add_cluster_kinds(r: &Registry, config: &Config) {
             ..KindSpec::new(&e.group, version, e.kind, e.resource, e.namespaced, schema)
         });
     }
+    add_autoscaling_v1(r);
+}
+
+/// `autoscaling/v1` HorizontalPodAutoscaler: the v2 objects, converted.
+fn add_autoscaling_v1(r: &Registry) {
+    let v2 = r
+        .lookup("autoscaling", "v2", "horizontalpodautoscalers")
+        .expect("just added");
+    let schema = resource("io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler");
+    r.add(KindSpec {
+        short_names: vec!["hpa".into()],
+        categories: vec!["all".into()],
+        strategy: Arc::new(KindRules {
+            defaults: autoscaling_v1::defaults,
+            checks: rules::autoscaler_checks,
+            fresh_status: status_of(&schema),
+            ..KindRules::default()
+        }),
+        subresources: with_status(),
+        storage: StorageBinding {
+            conversion: Some(Arc::new(autoscaling_v1::AutoscalingV1Conversion)),
+            ..v2.storage.clone()
+        },
+        columns: autoscaling_v1::columns(),
+        ..KindSpec::new(
+            "autoscaling",
+            "v1",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+            true,
+            schema,
+        )
+    });
 }
 
 #[cfg(test)]

@@ -483,7 +483,9 @@ fn metric(spec: &Value, status: Option<&Value>) -> String {
     }
 }
 
-fn targets(obj: &Value) -> Value {
+/// The Targets cell of an autoscaling/v2 object.
+#[must_use]
+pub fn targets(obj: &Value) -> Value {
     let specs = items_at(obj, "/spec/metrics");
     let statuses = items_at(obj, "/status/currentMetrics");
     if specs.is_empty() {

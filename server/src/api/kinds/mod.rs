@@ -4,6 +4,7 @@
 pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
+pub mod autoscaling_v1;
 pub mod batch_table;
 pub mod budget_rules;
 pub mod catalog;

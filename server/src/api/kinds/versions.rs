@@ -33,6 +33,7 @@ const WITHOUT_DOMAIN: &[(&str, &str)] = &[
     ("batch", "v1"),
     ("policy", "v1"),
     ("autoscaling", "v2"),
+    ("autoscaling", "v1"),
 ];
 
 /// The built-in group versions under `api_domain`.

@@ -440,6 +440,22 @@ pub const MESSAGES: &[(&str, &str)] = &[
         "key=1 operator=2 value=3 effect=4 tolerationSeconds=5",
     ),
     (
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
+        "metadata=1 spec=2 status=3",
+    ),
+    (
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec",
+        "scaleTargetRef=1 minReplicas=2 maxReplicas=3 targetCPUUtilizationPercentage=4",
+    ),
+    (
+        "io.k8s.api.autoscaling.v1.CrossVersionObjectReference",
+        "kind=1 name=2 apiVersion=3",
+    ),
+    (
+        "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerStatus",
+        "observedGeneration=1 lastScaleTime=2 currentReplicas=3 desiredReplicas=4 currentCPUUtilizationPercentage=5",
+    ),
+    (
         "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
         "type=1 status=2 observedGeneration=3 lastTransitionTime=4 reason=5 message=6",
     ),

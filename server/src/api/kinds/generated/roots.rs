@@ -33,6 +33,7 @@ pub fn definitions() -> Map<String, Value> {
     add::<networking::v1::NetworkPolicy>(&mut generator);
     add::<policy::v1::PodDisruptionBudget>(&mut generator);
     add::<autoscaling::v2::HorizontalPodAutoscaler>(&mut generator);
+    add::<autoscaling::v1::HorizontalPodAutoscaler>(&mut generator);
     add::<discovery::v1::EndpointSlice>(&mut generator);
     add::<core::v1::Endpoints>(&mut generator);
     add::<core::v1::PersistentVolume>(&mut generator);

@@ -16,6 +16,7 @@ const ROOTS: &[&str] = &[
     "io.k8s.api.networking.v1.NetworkPolicy",
     "io.k8s.api.policy.v1.PodDisruptionBudget",
     "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
+    "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler",
     "io.k8s.api.discovery.v1.EndpointSlice",
     "io.k8s.api.core.v1.Endpoints",
     "io.k8s.api.core.v1.PersistentVolume",
