@@ -107,11 +107,22 @@ fn kubectl_applies_a_manifest_of_every_new_kind() {
     ] {
         ok(&s, &["get", short], None);
     }
-    // The manifest again: nothing to change.
+    // The manifest again: nothing to change. kubectl still patches two, as
+    // against kube-apiserver: a PDB's selector is `patchStrategy=replace`
+    // (always sent), and a NetworkPolicy's atomic rules list now holds the
+    // defaulted `protocol: TCP` the manifest leaves out.
     let again = ok(&s, &["apply", "-f", "-"], Some(manifest::EVERY_KIND));
     assert_eq!(
         again.lines().filter(|l| l.ends_with(" unchanged")).count(),
-        20,
+        18,
+        "{again}"
+    );
+    assert!(
+        again.contains("poddisruptionbudget.policy/web configured"),
+        "{again}"
+    );
+    assert!(
+        again.contains("networkpolicy.networking.k8s.io/deny-egress configured"),
         "{again}"
     );
 }

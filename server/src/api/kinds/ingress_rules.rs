@@ -158,7 +158,7 @@ fn service_causes(service: &Value, here: &str, out: &mut Vec<Cause>) {
         out.push(Cause::required(format!("{here}.service.name")));
     } else if !is_dns1035_label(name) {
         out.push(Cause::invalid(
-            &format!("{here}.service.name"),
+            format!("{here}.service.name"),
             name,
             "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
         ));
@@ -177,7 +177,7 @@ fn service_causes(service: &Value, here: &str, out: &mut Vec<Cause>) {
         (false, _) => {
             for problem in port_name_problems(port_name) {
                 out.push(Cause::invalid(
-                    &format!("{here}.service.port.name"),
+                    format!("{here}.service.port.name"),
                     port_name,
                     problem,
                 ));
