@@ -6,8 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::core_table;
-use crate::api::kind::{Column, Conversion};
+use crate::api::kind::Conversion;
 
 const METRICS: &str = "autoscaling.alpha.kubernetes.io/metrics";
 const CURRENT_METRICS: &str = "autoscaling.alpha.kubernetes.io/current-metrics";
@@ -323,36 +322,6 @@ impl Conversion for AutoscalingV1Conversion {
             annotations(&mut v1).insert(CONDITIONS.into(), json!(text));
         }
         v1
-    }
-}
-
-/// The Targets cell of a v1 object: its v2 form's.
-fn v1_targets(obj: &Value) -> Value {
-    core_table::targets(&AutoscalingV1Conversion.served_to_storage(obj.clone()))
-}
-
-/// kubectl's HPA columns over v1 objects.
-#[must_use]
-pub fn columns() -> Vec<Column> {
-    core_table::autoscaler_columns()
-        .into_iter()
-        .map(|c| {
-            if c.name == "Targets" {
-                Column {
-                    cell: Some(v1_targets),
-                    ..c
-                }
-            } else {
-                c
-            }
-        })
-        .collect()
-}
-
-/// `minReplicas` 1, as autoscaling/v1 defaults it.
-pub fn defaults(obj: &mut Value) {
-    if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
-        spec.entry("minReplicas").or_insert(json!(1));
     }
 }
 

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use super::cluster_rules as rules;
 use super::generated::resource;
 use super::kind_rules::KindRules;
-use super::{autoscaling_v1, core_rules, core_table, storage_table};
+use super::{
+    autoscaler_table, autoscaling_v1, core_rules, core_table, storage_table, volume_table,
+};
 use crate::api::kind::{Column, KindSpec, ScalePaths, StorageBinding, Strategy, Subresources};
 use crate::api::registry::Registry;
 use crate::api::schema::Schema;
@@ -95,7 +97,7 @@ fn core_entries() -> Vec<Entry> {
                 "PersistentVolume",
                 "persistentvolumes",
                 false,
-                core_table::persistent_volume_columns(),
+                volume_table::persistent_volume_columns(),
             )
         },
         Entry {
@@ -111,7 +113,7 @@ fn core_entries() -> Vec<Entry> {
                 "PersistentVolumeClaim",
                 "persistentvolumeclaims",
                 true,
-                core_table::persistent_volume_claim_columns(),
+                volume_table::persistent_volume_claim_columns(),
             )
         },
         Entry {
@@ -175,7 +177,7 @@ fn core_entries() -> Vec<Entry> {
                 "HorizontalPodAutoscaler",
                 "horizontalpodautoscalers",
                 true,
-                core_table::autoscaler_columns(),
+                autoscaler_table::autoscaler_columns(),
             )
         },
     ]
@@ -339,7 +341,7 @@ fn add_autoscaling_v1(r: &Registry) {
         short_names: vec!["hpa".into()],
         categories: vec!["all".into()],
         strategy: Arc::new(KindRules {
-            defaults: autoscaling_v1::defaults,
+            defaults: autoscaler_table::v1_defaults,
             checks: rules::autoscaler_checks,
             fresh_status: status_of(&schema),
             ..KindRules::default()
@@ -349,7 +351,7 @@ fn add_autoscaling_v1(r: &Registry) {
             conversion: Some(Arc::new(autoscaling_v1::AutoscalingV1Conversion)),
             ..v2.storage.clone()
         },
-        columns: autoscaling_v1::columns(),
+        columns: autoscaler_table::v1_columns(),
         ..KindSpec::new(
             "autoscaling",
             "v1",

@@ -4,6 +4,7 @@
 pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
+pub mod autoscaler_table;
 pub mod autoscaling_v1;
 pub mod batch_table;
 pub mod budget_rules;
@@ -61,6 +62,7 @@ pub mod service_strategy;
 pub mod service_table;
 pub mod storage_table;
 pub mod versions;
+pub mod volume_table;
 pub mod workload_cells;
 pub mod workload_defaults;
 pub mod workload_strategy;
