@@ -58,10 +58,11 @@ fn storage_cluster_id(config: &Config) -> String {
     format!("{hash:016x}")
 }
 
-const HOOKS: [&str; 7] = [
+const HOOKS: [&str; 8] = [
     "bootstrap-namespaces",
     controllers::rbac::HOOK,
     controllers::flowcontrol::HOOK,
+    controllers::priority_classes::HOOK,
     "start-namespace-controller",
     "start-apiextensions-controllers",
     "start-garbage-collector",
@@ -406,6 +407,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
     let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
+    let priority_classes = tokio::spawn(controllers::priority_classes::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -441,6 +443,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = flowcontrol.await;
     let _ = flowcontrol_status.await;
     let _ = kubernetes_service.await;
+    let _ = priority_classes.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -75,6 +75,59 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
             json!({"metadata": meta, "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template":
                 {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}})
         }
+        "networking.k8s.io/ingresses" => {
+            json!({"metadata": meta, "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}})
+        }
+        "networking.k8s.io/ingressclasses" => {
+            json!({"metadata": meta, "spec": {"controller": "example.com/ingress"}})
+        }
+        "networking.k8s.io/networkpolicies" => {
+            json!({"metadata": meta, "spec": {"podSelector": {}}})
+        }
+        "policy/poddisruptionbudgets" => {
+            json!({"metadata": meta, "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "c"}}}})
+        }
+        "autoscaling/horizontalpodautoscalers" => {
+            json!({"metadata": meta, "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 3}})
+        }
+        "discovery.k8s.io/endpointslices" => {
+            json!({"metadata": meta, "addressType": "IPv4", "endpoints": [{"addresses": ["10.0.0.1"]}], "ports": [{"port": 80}]})
+        }
+        "endpoints" => {
+            json!({"metadata": meta, "subsets": [{"addresses": [{"ip": "10.0.0.1"}], "ports": [{"port": 80}]}]})
+        }
+        "persistentvolumes" => {
+            json!({"metadata": meta, "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}}})
+        }
+        "persistentvolumeclaims" => {
+            json!({"metadata": meta, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+        }
+        "replicationcontrollers" => {
+            json!({"metadata": meta, "spec": {"selector": {"app": "c"},
+                "template": {"metadata": {"labels": {"app": "c"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}})
+        }
+        "resourcequotas" => json!({"metadata": meta, "spec": {"hard": {"pods": "10"}}}),
+        "limitranges" => {
+            json!({"metadata": meta, "spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}})
+        }
+        "podtemplates" => {
+            json!({"metadata": meta, "template": {"metadata": {"labels": {"app": "c"}}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}}})
+        }
+        "storage.k8s.io/storageclasses" => {
+            json!({"metadata": meta, "provisioner": "example.com/disk"})
+        }
+        "storage.k8s.io/csidrivers" => json!({"metadata": meta, "spec": {}}),
+        "storage.k8s.io/csinodes" => {
+            json!({"metadata": meta, "spec": {"drivers": [{"name": "example.com/disk", "nodeID": "n1"}]}})
+        }
+        "storage.k8s.io/volumeattachments" => {
+            json!({"metadata": meta, "spec": {"attacher": "example.com/disk", "nodeName": "n1", "source": {"persistentVolumeName": "pv1"}}})
+        }
+        "storage.k8s.io/csistoragecapacities" => {
+            json!({"metadata": meta, "storageClassName": "fast", "capacity": "10Gi"})
+        }
+        "scheduling.k8s.io/priorityclasses" => json!({"metadata": meta, "value": 1000}),
+        "node.k8s.io/runtimeclasses" => json!({"metadata": meta, "handler": "runc"}),
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         _ => return None,
     })

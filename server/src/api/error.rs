@@ -129,6 +129,10 @@ pub enum ApiError {
     /// 429: the in-flight limits are reached.
     #[error("Too many requests, please try again later.")]
     TooManyRequests { retry_after: u32 },
+    /// 429 refusing one operation for now (an eviction a disruption budget
+    /// forbids), with its causes and no retry hint.
+    #[error("{message}")]
+    Refused { message: String, causes: Vec<Cause> },
     #[error("Internal error occurred: {0}")]
     Internal(String),
     #[error("{0}")]
@@ -186,7 +190,7 @@ impl ApiError {
             ApiError::TooLarge(_) => 413,
             ApiError::Expired { .. } => 410,
             ApiError::Timeout { .. } => 504,
-            ApiError::TooManyRequests { .. } => 429,
+            ApiError::TooManyRequests { .. } | ApiError::Refused { .. } => 429,
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => 500,
             ApiError::ServiceUnavailable(_) => 503,
         }
@@ -209,7 +213,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "RequestEntityTooLarge",
             ApiError::Expired { .. } => "Expired",
             ApiError::Timeout { .. } => "Timeout",
-            ApiError::TooManyRequests { .. } => "TooManyRequests",
+            ApiError::TooManyRequests { .. } | ApiError::Refused { .. } => "TooManyRequests",
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
         }
@@ -232,7 +236,14 @@ impl ApiError {
             if !causes.is_empty() {
                 let list: Vec<Value> = causes
                     .iter()
-                    .map(|c| json!({"reason": c.reason, "message": c.message, "field": c.field}))
+                    .map(|c| {
+                        let mut cause = json!({"reason": c.reason, "message": c.message});
+                        // Go's `omitempty`: a cause about no field has none.
+                        if !c.field.is_empty() {
+                            cause["field"] = json!(c.field);
+                        }
+                        cause
+                    })
                     .collect();
                 details.insert("causes".into(), Value::Array(list));
             }
@@ -291,7 +302,9 @@ impl ApiError {
                 named(&mut details, group, resource, name);
                 causes_of(&mut details, causes);
             }
-            ApiError::ApplyConflict { causes, .. } => causes_of(&mut details, causes),
+            ApiError::ApplyConflict { causes, .. } | ApiError::Refused { causes, .. } => {
+                causes_of(&mut details, causes);
+            }
             ApiError::Timeout {
                 causes,
                 retry_after,

@@ -2,7 +2,8 @@
 //! collection (owner references, graceful deletion), and periodic
 //! compaction of the store's history, the `default` service account
 //! of every namespace, RBAC's default policy and aggregation, and the
-//! default flow-control (API Priority and Fairness) objects.
+//! default flow-control (API Priority and Fairness) objects and the system
+//! priority classes.
 
 pub mod compaction;
 pub mod crd;
@@ -12,5 +13,6 @@ pub mod gc;
 pub mod kubernetes_service;
 pub mod namespace;
 pub mod paired;
+pub mod priority_classes;
 pub mod rbac;
 pub mod service_account;

@@ -83,6 +83,12 @@ pub fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
         .and_then(|p| obj.pointer(&pointer(p)))
         .and_then(|v| match v {
             Value::String(s) => Some(s.clone()),
+            // A ReplicationController's selector is a plain label map.
+            Value::Object(m)
+                if !m.contains_key("matchLabels") && !m.contains_key("matchExpressions") =>
+            {
+                Some(selector_text(&json!({"matchLabels": v})))
+            }
             Value::Object(_) => Some(selector_text(v)),
             _ => None,
         });

@@ -19,11 +19,22 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("authentication", "v1alpha1"),
     ("authorization", "v1"),
     ("flowcontrol.apiserver", "v1"),
+    ("networking", "v1"),
+    ("discovery", "v1"),
+    ("storage", "v1"),
+    ("scheduling", "v1"),
+    ("node", "v1"),
 ];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,
 /// `batch`), with their versions.
-const WITHOUT_DOMAIN: &[(&str, &str)] = &[("apps", "v1"), ("batch", "v1")];
+const WITHOUT_DOMAIN: &[(&str, &str)] = &[
+    ("apps", "v1"),
+    ("batch", "v1"),
+    ("policy", "v1"),
+    ("autoscaling", "v2"),
+    ("autoscaling", "v1"),
+];
 
 /// The built-in group versions under `api_domain`.
 #[must_use]

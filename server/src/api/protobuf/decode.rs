@@ -37,6 +37,12 @@ pub fn message(schema: &Schema, bytes: &[u8], path: &str) -> Result<Map<String, 
     let mut reader = Reader::new(bytes);
     while let Some((number, field)) = reader.next_field()? {
         let Some((name, field_schema)) = schema.proto_field(number) else {
+            if let (Some(group), Field::Bytes(nested)) =
+                (super::inline::group(schema, number), field)
+            {
+                obj.extend(message(&group, nested, path)?);
+                continue;
+            }
             if partly_numbered(schema) {
                 return Err(invalid(
                     &child(path, &format!("field {number}")),

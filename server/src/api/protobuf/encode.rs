@@ -43,6 +43,7 @@ pub fn message(
     path: Path<'_>,
     out: &mut Vec<u8>,
 ) -> Result<(), ApiError> {
+    let mut inlined: Vec<u32> = Vec::new();
     for (key, value) in obj {
         if value.is_null() || skip.contains(&key.as_str()) {
             continue;
@@ -53,6 +54,12 @@ pub fn message(
                 "the field is not in the schema",
             ));
         };
+        if let Some(wrapper) = field.proto_inline {
+            if !inlined.contains(&wrapper) {
+                inlined.push(wrapper);
+            }
+            continue;
+        }
         let Some(number) = field.proto else {
             if free_form(field) && value.as_object().is_some_and(Map::is_empty) {
                 // An empty object kept free-form (a defaulted
@@ -65,6 +72,10 @@ pub fn message(
             ));
         };
         repeated_or_single(field, number, value, Path::Field(&path, key), out)?;
+    }
+    for wrapper in inlined {
+        let (group, fields) = super::inline::split(schema, wrapper, obj);
+        put_nested(out, wrapper, |o| message(&group, &fields, &[], path, o))?;
     }
     Ok(())
 }

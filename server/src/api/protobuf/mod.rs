@@ -7,6 +7,7 @@ pub mod cache;
 mod decode;
 mod encode;
 pub mod envelope;
+mod inline;
 pub mod messages;
 mod transcode;
 pub mod wire;

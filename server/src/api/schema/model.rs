@@ -107,6 +107,10 @@ pub struct Schema {
     /// `generated.proto` for built-in kinds); `None`: no protobuf form. How
     /// the value is written follows from the node's shape (`api/protobuf`).
     pub proto: Option<u32>,
+    /// Go's inlined struct (`json:",inline"`, an IngressRule's `http`):
+    /// protobuf carries this field, at `proto`, inside the parent's nested
+    /// message of this number, while JSON has it in the parent itself.
+    pub proto_inline: Option<u32>,
 }
 
 /// The OpenAPI value validations of one node. Lengths count Unicode
@@ -148,7 +152,7 @@ impl Schema {
     pub fn proto_field(&self, number: u32) -> Option<(&str, &Schema)> {
         self.properties
             .iter()
-            .find(|(_, s)| s.proto == Some(number))
+            .find(|(_, s)| s.proto == Some(number) && s.proto_inline.is_none())
             .map(|(k, s)| (k.as_str(), s))
     }
 

@@ -9,6 +9,7 @@ pub mod apply;
 pub mod body;
 pub mod delete;
 mod delete_plan;
+mod eviction;
 pub mod grace;
 pub mod history;
 pub mod no_op;

@@ -150,7 +150,10 @@ pub async fn serve(
             // Admitted as the pod's delete, which is what it does
             // (Kubernetes admits a create of pods/eviction instead).
             opts.user = Some(user);
-            state.store.delete(kind, ns, name, &opts).await?;
+            state
+                .store
+                .evict(kind, ns.unwrap_or_default(), name, &opts)
+                .await?;
             Ok(writer.object(
                 201,
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),

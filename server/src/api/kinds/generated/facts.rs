@@ -1,21 +1,24 @@
 //! Puts the facts of `proto_numbers` and `list_facts` on a converted
 //! definition's fields.
 
-use super::list_facts::FIELDS;
-use super::proto_numbers::MESSAGES;
+use super::{list_facts, list_facts_more, proto_numbers, proto_numbers_more};
 use crate::api::schema::Schema;
 
 /// Adds definition `name`'s protobuf numbers and list/map/patch markers to
 /// its fields.
 pub fn apply(name: &str, schema: &mut Schema) {
-    if let Some((_, numbers)) = MESSAGES.iter().find(|(message, _)| *message == name) {
+    let mut messages = proto_numbers::MESSAGES
+        .iter()
+        .chain(proto_numbers_more::MESSAGES);
+    if let Some((_, numbers)) = messages.find(|(message, _)| *message == name) {
         for (field, number) in numbers.split_whitespace().filter_map(|p| p.split_once('=')) {
             if let (Some(node), Ok(number)) = (property_mut(schema, field), number.parse()) {
                 node.proto = Some(number);
             }
         }
     }
-    for (_, field, facts) in FIELDS.iter().filter(|(definition, ..)| *definition == name) {
+    let fields = list_facts::FIELDS.iter().chain(list_facts_more::FIELDS);
+    for (_, field, facts) in fields.filter(|(definition, ..)| *definition == name) {
         if let Some(node) = property_mut(schema, field) {
             mark(node, facts);
         }
@@ -46,6 +49,7 @@ fn mark(node: &mut Schema, facts: &str) {
             "patch" => node.patch_strategy = Some(value.to_owned()),
             "key" => node.patch_merge_key = Some(value.to_owned()),
             "zero" => node.omit_zero = value == "omit",
+            "inline" => node.proto_inline = value.parse().ok(),
             _ => {}
         }
     }

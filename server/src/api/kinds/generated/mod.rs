@@ -6,8 +6,10 @@
 mod convert;
 mod facts;
 mod list_facts;
+mod list_facts_more;
 mod overrides;
 mod proto_numbers;
+mod proto_numbers_more;
 mod roots;
 
 use std::sync::OnceLock;

@@ -1,7 +1,9 @@
 //! The built-in types whose schemas cairn generates, and their JSON schema
 //! definitions as k8s-openapi's `JsonSchema` impls describe them.
 
-use k8s_openapi::api::{apps, batch};
+use k8s_openapi::api::{
+    apps, autoscaling, batch, core, discovery, networking, node, policy, scheduling, storage,
+};
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
@@ -26,5 +28,26 @@ pub fn definitions() -> Map<String, Value> {
     add::<apps::v1::ControllerRevision>(&mut generator);
     add::<batch::v1::Job>(&mut generator);
     add::<batch::v1::CronJob>(&mut generator);
+    add::<networking::v1::Ingress>(&mut generator);
+    add::<networking::v1::IngressClass>(&mut generator);
+    add::<networking::v1::NetworkPolicy>(&mut generator);
+    add::<policy::v1::PodDisruptionBudget>(&mut generator);
+    add::<autoscaling::v2::HorizontalPodAutoscaler>(&mut generator);
+    add::<autoscaling::v1::HorizontalPodAutoscaler>(&mut generator);
+    add::<discovery::v1::EndpointSlice>(&mut generator);
+    add::<core::v1::Endpoints>(&mut generator);
+    add::<core::v1::PersistentVolume>(&mut generator);
+    add::<core::v1::PersistentVolumeClaim>(&mut generator);
+    add::<core::v1::ReplicationController>(&mut generator);
+    add::<core::v1::ResourceQuota>(&mut generator);
+    add::<core::v1::LimitRange>(&mut generator);
+    add::<core::v1::PodTemplate>(&mut generator);
+    add::<storage::v1::StorageClass>(&mut generator);
+    add::<storage::v1::CSIDriver>(&mut generator);
+    add::<storage::v1::CSINode>(&mut generator);
+    add::<storage::v1::VolumeAttachment>(&mut generator);
+    add::<storage::v1::CSIStorageCapacity>(&mut generator);
+    add::<scheduling::v1::PriorityClass>(&mut generator);
+    add::<node::v1::RuntimeClass>(&mut generator);
     generator.take_definitions(false)
 }

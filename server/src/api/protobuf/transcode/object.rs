@@ -11,6 +11,7 @@ use super::value::Field;
 use super::{Place, unplaced};
 use crate::api::protobuf::TYPE_META;
 use crate::api::protobuf::encode::{self, Path, free_form};
+use crate::api::protobuf::wire::put_bytes;
 use crate::api::schema::Schema;
 
 /// A key of an object, resolved against its schema.
@@ -126,6 +127,7 @@ impl<'de> Visitor<'de> for Object<'_, '_> {
         // would be collapsed by the `Value` path, so it is left to that path.
         let mut seen = 0u128;
         let mut revision_written = false;
+        let mut inlined: Vec<(u32, Vec<u8>)> = Vec::new();
         while let Some(key) = map.next_key_seed(KeySeed { schema, place })? {
             match key {
                 Key::TypeMeta => {
@@ -150,6 +152,26 @@ impl<'de> Visitor<'de> for Object<'_, '_> {
                         seen |= 1 << i;
                     }
                     let field = &schema.properties[i].1;
+                    if let (Some(wrapper), Some(number)) = (field.proto_inline, field.proto) {
+                        // Gathered in its wrapper's message, written after
+                        // the object's own fields, as `encode::message` does.
+                        let mut side = Vec::new();
+                        map.next_value_seed(Field {
+                            slot: Slot {
+                                schema: field,
+                                number,
+                                out: &mut side,
+                            },
+                            revision: None,
+                        })?;
+                        if !side.is_empty() {
+                            match inlined.iter_mut().find(|(w, _)| *w == wrapper) {
+                                Some((_, gathered)) => gathered.extend(side),
+                                None => inlined.push((wrapper, side)),
+                            }
+                        }
+                        continue;
+                    }
                     let Some(number) = field.proto else {
                         map.next_value_seed(NullOnly {
                             empty_object: free_form(field),
@@ -170,6 +192,9 @@ impl<'de> Visitor<'de> for Object<'_, '_> {
                     })?;
                 }
             }
+        }
+        for (wrapper, gathered) in inlined {
+            put_bytes(out, wrapper, &gathered);
         }
         if !revision_written {
             put_revision(schema, place, out)?;
