@@ -1,6 +1,8 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod admission_webhooks;
+pub mod admission_webhooks_rules;
 pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
@@ -139,6 +141,7 @@ pub fn builtin(config: &Config) -> Registry {
     catalog::add_catalog(&r, config);
     workloads::add_workloads(&r);
     add_flowcontrol(&r, config);
+    admission_webhooks::add_webhook_configurations(&r, &config.api_domain);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {
         short_names: names(&["ev"]),

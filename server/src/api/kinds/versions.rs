@@ -19,6 +19,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("authentication", "v1alpha1"),
     ("authorization", "v1"),
     ("flowcontrol.apiserver", "v1"),
+    ("admissionregistration", "v1"),
 ];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,
