@@ -69,7 +69,12 @@ fn webhook(mutating: bool) -> Schema {
     if mutating {
         fields.push(("reinvocationPolicy", Schema::string()));
     }
-    Schema::object(fields).required(["name", "clientConfig", "sideEffects", "admissionReviewVersions"])
+    Schema::object(fields).required([
+        "name",
+        "clientConfig",
+        "sideEffects",
+        "admissionReviewVersions",
+    ])
 }
 
 fn schema(mutating: bool, kind: &str) -> Schema {

@@ -253,7 +253,10 @@ fn rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
             ));
         }
         if field == "apiVersions" && list.contains(&"") {
-            errs.push(FieldError::required(format!("{at}.{field}"), "must not be empty"));
+            errs.push(FieldError::required(
+                format!("{at}.{field}"),
+                "must not be empty",
+            ));
         }
     }
     let resources = strings(rule.get("resources"));
@@ -285,7 +288,9 @@ fn rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
 
 fn client_config_errors(at: &str, config: Option<&Value>) -> Vec<FieldError> {
     let url = config.and_then(|c| c.get("url")).and_then(Value::as_str);
-    let service = config.and_then(|c| c.get("service")).filter(|s| !s.is_null());
+    let service = config
+        .and_then(|c| c.get("service"))
+        .filter(|s| !s.is_null());
     match (url, service) {
         (Some(url), None) => url_errors(&format!("{at}.url"), url),
         (None, Some(service)) => service_errors(&format!("{at}.service"), service),
@@ -321,7 +326,12 @@ fn url_errors(at: &str, url: &str) -> Vec<FieldError> {
 fn service_errors(at: &str, service: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     for field in ["name", "namespace"] {
-        if service.get(field).and_then(Value::as_str).unwrap_or("").is_empty() {
+        if service
+            .get(field)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .is_empty()
+        {
             errs.push(FieldError::required(
                 format!("{at}.{field}"),
                 format!("service {field} is required"),

@@ -68,9 +68,30 @@ fn rules_need_their_lists() {
         "sideEffects": "None", "admissionReviewVersions": ["v1beta1"]
     }]});
     let found = lines(&obj, false);
-    assert!(found.iter().any(|l| l.starts_with("webhooks[0].rules[0].operations: Invalid value")), "{found:?}");
-    assert!(found.contains(&"webhooks[0].rules[0].apiGroups: Required value".to_string()), "{found:?}");
-    assert!(found.iter().any(|l| l.starts_with("webhooks[0].rules[0].resources[0]: Invalid value")), "{found:?}");
-    assert!(found.iter().any(|l| l.starts_with("webhooks[0].rules[0].scope: Unsupported value: \"Global\"")), "{found:?}");
-    assert!(found.iter().any(|l| l.contains("port is not valid")), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|l| l.starts_with("webhooks[0].rules[0].operations: Invalid value")),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&"webhooks[0].rules[0].apiGroups: Required value".to_string()),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|l| l.starts_with("webhooks[0].rules[0].resources[0]: Invalid value")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|l| l.starts_with("webhooks[0].rules[0].scope: Unsupported value: \"Global\"")),
+        "{found:?}"
+    );
+    assert!(
+        found.iter().any(|l| l.contains("port is not valid")),
+        "{found:?}"
+    );
 }

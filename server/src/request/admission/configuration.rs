@@ -59,7 +59,10 @@ impl AdmissionSettings {
         };
         for (i, entry) in plugins.iter().enumerate() {
             let at = format!("plugins[{i}]");
-            let name = entry.get("name").and_then(Value::as_str).unwrap_or_default();
+            let name = entry
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             if name.is_empty() {
                 return Err(format!(
                     "admission control configuration {shown:?}: {at}.name: Required value"
@@ -115,7 +118,10 @@ fn plugin_configuration(entry: &Value, base: &Path) -> Result<Option<Value>, Str
         Some(Value::Null) | None => {}
         Some(_) => return Err("configuration: must be an object".into()),
     }
-    let path = entry.get("path").and_then(Value::as_str).unwrap_or_default();
+    let path = entry
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     if path.is_empty() {
         return Ok(None);
     }

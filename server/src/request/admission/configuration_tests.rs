@@ -40,16 +40,34 @@ fn path_is_relative_to_the_file() {
 fn refusals_name_the_field() {
     let head = "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n";
     let e = load(&format!("{head}plugins:\n- name: Bogus\n"), &[]).unwrap_err();
-    assert!(e.ends_with("plugins[0].name: Unsupported value: \"Bogus\": not a registered admission plugin"), "{e}");
+    assert!(
+        e.ends_with(
+            "plugins[0].name: Unsupported value: \"Bogus\": not a registered admission plugin"
+        ),
+        "{e}"
+    );
     let e = load(&format!("{head}plugins:\n- path: x\n"), &[]).unwrap_err();
     assert!(e.ends_with("plugins[0].name: Required value"), "{e}");
-    let relative = format!("{head}plugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: kc.yaml\n");
+    let relative = format!(
+        "{head}plugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: kc.yaml\n"
+    );
     assert_eq!(
         load(&relative, &[]).unwrap_err(),
         "failed to initialize admission: couldn't init admission plugin \"ValidatingAdmissionWebhook\": kubeConfigFile: Invalid value: \"kc.yaml\": must be an absolute file path"
     );
-    let e = load("apiVersion: apiserver.config.k8s.io/v2\nkind: AdmissionConfiguration\n", &[]).unwrap_err();
+    let e = load(
+        "apiVersion: apiserver.config.k8s.io/v2\nkind: AdmissionConfiguration\n",
+        &[],
+    )
+    .unwrap_err();
     assert!(e.ends_with("no kind \"AdmissionConfiguration\" is registered for version \"apiserver.config.k8s.io/v2\""), "{e}");
-    let e = load(&format!("{head}plugins:\n- name: MutatingAdmissionWebhook\n  path: gone.yaml\n"), &[]).unwrap_err();
-    assert!(e.contains("plugins[0].path: unable to read plugin configuration"), "{e}");
+    let e = load(
+        &format!("{head}plugins:\n- name: MutatingAdmissionWebhook\n  path: gone.yaml\n"),
+        &[],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("plugins[0].path: unable to read plugin configuration"),
+        "{e}"
+    );
 }

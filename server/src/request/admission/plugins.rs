@@ -177,10 +177,7 @@ mod tests {
             &["MutatingAdmissionWebhook"],
         ))
         .unwrap();
-        assert_eq!(
-            enabled.names(),
-            [NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK]
-        );
+        assert_eq!(enabled.names(), [NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK]);
         assert!(!enabled.has(MUTATING_WEBHOOK));
     }
 
@@ -201,8 +198,7 @@ mod tests {
             "disable-admission-plugins plugin \"Gone\" is unknown"
         );
         assert_eq!(
-            Enabled::resolve(&flags(&["NamespaceLifecycle"], &["NamespaceLifecycle"]))
-                .unwrap_err(),
+            Enabled::resolve(&flags(&["NamespaceLifecycle"], &["NamespaceLifecycle"])).unwrap_err(),
             "[NamespaceLifecycle] in enable-admission-plugins and disable-admission-plugins overlapped"
         );
     }

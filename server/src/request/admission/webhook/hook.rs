@@ -46,7 +46,12 @@ pub struct Hook {
 
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -98,7 +103,10 @@ pub fn compile(hook: &Value) -> Hook {
         name: text(hook, "name").into(),
         rules,
         ignore_failures: text(hook, "failurePolicy") == "Ignore",
-        namespace_selector: hook.get("namespaceSelector").cloned().unwrap_or(Value::Null),
+        namespace_selector: hook
+            .get("namespaceSelector")
+            .cloned()
+            .unwrap_or(Value::Null),
         object_selector: hook.get("objectSelector").cloned().unwrap_or(Value::Null),
         dry_run_safe: matches!(text(hook, "sideEffects"), "None" | "NoneOnDryRun"),
         timeout: Duration::from_secs(timeout),
@@ -110,7 +118,10 @@ pub fn compile(hook: &Value) -> Hook {
 
 /// The endpoint a client config names.
 fn client(config: &Value) -> Result<Client, String> {
-    let server = match (config.get("url").and_then(Value::as_str), config.get("service")) {
+    let server = match (
+        config.get("url").and_then(Value::as_str),
+        config.get("service"),
+    ) {
         (Some(url), _) => url.to_string(),
         (None, Some(service)) => {
             let port = service.get("port").and_then(Value::as_u64).unwrap_or(443);

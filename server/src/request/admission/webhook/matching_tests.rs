@@ -9,7 +9,14 @@ use crate::api::store::WriteOptions;
 use crate::request::admission::webhook::hook::compile;
 
 fn kind(group: &str, resource: &str, namespaced: bool) -> KindSpec {
-    KindSpec::new(group, "v1", "Thing", resource, namespaced, Schema::resource::<[(&str, Schema); 0], &str>([]))
+    KindSpec::new(
+        group,
+        "v1",
+        "Thing",
+        resource,
+        namespaced,
+        Schema::resource::<[(&str, Schema); 0], &str>([]),
+    )
 }
 
 fn hook(rules: serde_json::Value) -> Arc<Hook> {
@@ -32,9 +39,7 @@ fn rules_match_operation_resource_subresource_and_scope() {
     let opts = WriteOptions::default();
     let create = Attributes::create(&configmaps, Some("ns"), "c", &opts);
     let on = |rules| Index::new(vec![hook(rules)]).candidates(&create);
-    let rule = |ops: &[&str], res: &[&str], scope: &str| {
-        json!([{"operations": ops, "apiGroups": [""], "apiVersions": ["v1"], "resources": res, "scope": scope}])
-    };
+    let rule = |ops: &[&str], res: &[&str], scope: &str| json!([{"operations": ops, "apiGroups": [""], "apiVersions": ["v1"], "resources": res, "scope": scope}]);
     assert_eq!(names(&on(rule(&["CREATE"], &["configmaps"], "*"))), 1);
     assert_eq!(names(&on(rule(&["UPDATE"], &["configmaps"], "*"))), 0);
     assert_eq!(names(&on(rule(&["*"], &["*"], "Namespaced"))), 1);
@@ -55,19 +60,30 @@ fn rules_match_operation_resource_subresource_and_scope() {
 
 #[test]
 fn the_index_skips_unrelated_kinds() {
-    let index = Index::new(vec![hook(json!([{"operations": ["*"], "apiGroups": [""], "apiVersions": ["*"], "resources": ["configmaps"]}]))]);
-    assert!(index.by_resource.contains_key(&(String::new(), "configmaps".into())));
+    let index = Index::new(vec![hook(
+        json!([{"operations": ["*"], "apiGroups": [""], "apiVersions": ["*"], "resources": ["configmaps"]}]),
+    )]);
+    assert!(
+        index
+            .by_resource
+            .contains_key(&(String::new(), "configmaps".into()))
+    );
     assert!(index.everywhere.is_empty());
     let events = kind("", "events", true);
     let opts = WriteOptions::default();
-    assert!(index.candidates(&Attributes::create(&events, Some("ns"), "e", &opts)).is_empty());
+    assert!(
+        index
+            .candidates(&Attributes::create(&events, Some("ns"), "e", &opts))
+            .is_empty()
+    );
 }
 
 #[test]
 fn selectors_read_object_and_namespace_labels() {
     let mut h = compile(&json!({"name": "s.example.com", "clientConfig": {"url": "https://x/"}}));
     h.object_selector = json!({"matchLabels": {"hook": "yes"}});
-    h.namespace_selector = json!({"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod"]}]});
+    h.namespace_selector =
+        json!({"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod"]}]});
     let labelled = json!({"metadata": {"labels": {"hook": "yes"}}});
     assert!(object_selected(&h, Some(&labelled), None));
     assert!(object_selected(&h, Some(&json!({})), Some(&labelled)));

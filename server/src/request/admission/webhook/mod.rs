@@ -67,9 +67,8 @@ impl Webhooks {
         domain: &str,
         stop: &watch::Receiver<bool>,
     ) -> Webhooks {
-        let over = |k: &KindSpec| {
-            Informer::over(Arc::clone(storage), keys::collection_prefix(k, None))
-        };
+        let over =
+            |k: &KindSpec| Informer::over(Arc::clone(storage), keys::collection_prefix(k, None));
         Webhooks {
             plugin,
             configurations: Shared::spawn(over(kind), hook::project, stop.clone()),

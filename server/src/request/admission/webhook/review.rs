@@ -20,8 +20,7 @@ pub fn request(
 ) -> Value {
     let kind = attrs.kind;
     let group_kind = json!({"group": kind.group, "version": kind.version, "kind": kind.kind});
-    let resource =
-        json!({"group": kind.group, "version": kind.version, "resource": kind.resource});
+    let resource = json!({"group": kind.group, "version": kind.version, "resource": kind.resource});
     let user = attrs.user;
     let mut user_info = json!({"username": user.name});
     if !user.uid.is_empty() {
@@ -96,13 +95,9 @@ pub struct Answer {
 
 /// Reads an answer: `Ok` when allowed, the webhook's refusal, or why the
 /// answer is unusable (`Err(Err(..))`, a call failure).
-pub fn answer(
-    hook: &str,
-    body: &[u8],
-    uid: &str,
-) -> Result<Result<Answer, ApiError>, String> {
-    let doc: Value =
-        serde_json::from_slice(body).map_err(|e| format!("received invalid webhook response: {e}"))?;
+pub fn answer(hook: &str, body: &[u8], uid: &str) -> Result<Result<Answer, ApiError>, String> {
+    let doc: Value = serde_json::from_slice(body)
+        .map_err(|e| format!("received invalid webhook response: {e}"))?;
     let Some(response) = doc.get("response") else {
         return Err("webhook response was absent".into());
     };
@@ -113,7 +108,12 @@ pub fn answer(
     let warnings = response
         .get("warnings")
         .and_then(Value::as_array)
-        .map(|w| w.iter().filter_map(Value::as_str).map(String::from).collect())
+        .map(|w| {
+            w.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default();
     if response.get("allowed").and_then(Value::as_bool) != Some(true) {
         return Ok(Err(denied(hook, response.get("status"))));
