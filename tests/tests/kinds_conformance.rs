@@ -75,6 +75,11 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
             json!({"metadata": meta, "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template":
                 {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "busybox"}]}}}}}})
         }
+        // No webhooks: a configuration that calls nothing while the suite writes.
+        "admissionregistration.k8s.io/mutatingwebhookconfigurations"
+        | "admissionregistration.k8s.io/validatingwebhookconfigurations" => {
+            json!({"metadata": meta, "webhooks": []})
+        }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         _ => return None,
     })

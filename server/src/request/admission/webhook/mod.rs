@@ -11,6 +11,7 @@
 
 mod hook;
 mod matching;
+mod metrics;
 mod review;
 
 use std::sync::Arc;
@@ -31,12 +32,30 @@ use crate::storage::{Revision, Storage};
 use crate::util::maybe_async::MaybeAsync;
 use hook::Hook;
 use matching::Index;
+use metrics::Outcome;
 
 type Configurations = Shared<Arc<Vec<Arc<Hook>>>>;
+
+/// One review ready to send.
+struct Call {
+    body: Bytes,
+    uid: String,
+    mutating: bool,
+    operation: &'static str,
+}
+
+/// Why a call did not allow the write.
+enum Rejection {
+    /// The webhook refused it.
+    Denied(ApiError),
+    /// The webhook could not be called, or its answer was unusable.
+    Failed(String),
+}
 
 /// The webhooks of one configuration kind and what calling them needs.
 pub struct Webhooks {
     plugin: &'static str,
+    mutating: bool,
     configurations: Configurations,
     /// Namespace labels by the namespace's storage key.
     namespaces: Shared<Map<String, Value>>,
@@ -69,8 +88,10 @@ impl Webhooks {
     ) -> Webhooks {
         let over =
             |k: &KindSpec| Informer::over(Arc::clone(storage), keys::collection_prefix(k, None));
+        metrics::metrics();
         Webhooks {
             plugin,
+            mutating: plugin == crate::request::admission::plugins::MUTATING_WEBHOOK,
             configurations: Shared::spawn(over(kind), hook::project, stop.clone()),
             namespaces: Shared::spawn(over(&namespaces_kind), namespace_labels, stop.clone()),
             namespaces_kind,
@@ -109,35 +130,51 @@ impl Webhooks {
             .collect()
     }
 
-    /// Calls `hook` about the write; `Ok(None)` when a failure is ignored.
-    async fn call(
-        hook: Arc<Hook>,
-        body: Bytes,
-        uid: String,
-    ) -> Result<Option<review::Answer>, ApiError> {
-        let failed = |why: String| {
-            if hook.ignore_failures {
+    /// Calls `hook` about the write, counting the call in the metrics;
+    /// `Ok(None)` when a failure is ignored.
+    async fn call(hook: Arc<Hook>, call: Call) -> Result<Option<review::Answer>, ApiError> {
+        let started = std::time::Instant::now();
+        let result = Self::ask(&hook, call.body, &call.uid).await;
+        let outcome = match &result {
+            Ok(_) => Outcome::Allowed,
+            Err(Rejection::Denied(e)) => Outcome::Denied(e.code()),
+            Err(Rejection::Failed(_)) => Outcome::CallFailed,
+        };
+        metrics::metrics().observe(
+            &hook.name,
+            call.mutating,
+            call.operation,
+            outcome,
+            started.elapsed(),
+        );
+        match result {
+            Ok(answer) => Ok(Some(answer)),
+            Err(Rejection::Denied(e)) => Err(e),
+            Err(Rejection::Failed(why)) if hook.ignore_failures => {
                 tracing::warn!(webhook = %hook.name, "failed calling webhook, failing open: {why}");
                 Ok(None)
-            } else {
-                Err(ApiError::Internal(format!(
-                    "failed calling webhook {:?}: failed to call webhook: {why}",
-                    hook.name
-                )))
             }
-        };
-        let client = match &hook.client {
-            Ok(client) => Arc::clone(client),
-            Err(e) => return failed(e.clone()),
-        };
-        let answer = match client.post(body, hook.timeout).await {
-            Ok(answer) => answer,
-            Err(e) => return failed(e),
-        };
-        match review::answer(&hook.name, &answer, &uid) {
-            Ok(Ok(answer)) => Ok(Some(answer)),
-            Ok(Err(denied)) => Err(denied),
-            Err(e) => failed(e),
+            Err(Rejection::Failed(why)) => Err(ApiError::Internal(format!(
+                "failed calling webhook {:?}: failed to call webhook: {why}",
+                hook.name
+            ))),
+        }
+    }
+
+    /// One exchange with the webhook.
+    async fn ask(hook: &Hook, body: Bytes, uid: &str) -> Result<review::Answer, Rejection> {
+        let client = hook
+            .client
+            .as_ref()
+            .map_err(|e| Rejection::Failed(e.clone()))?;
+        let answer = client
+            .post(body, hook.timeout)
+            .await
+            .map_err(Rejection::Failed)?;
+        match review::answer(&hook.name, &answer, uid) {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(denied)) => Err(Rejection::Denied(denied)),
+            Err(e) => Err(Rejection::Failed(e)),
         }
     }
 
@@ -148,7 +185,7 @@ impl Webhooks {
         hook: &Hook,
         attrs: &Attributes<'_>,
         object: Option<&Value>,
-    ) -> Result<(Bytes, String), ApiError> {
+    ) -> Result<Call, ApiError> {
         if attrs.dry_run() && !hook.dry_run_safe {
             return Err(ApiError::BadRequest(format!(
                 "admission webhook {:?} does not support dry run",
@@ -158,7 +195,12 @@ impl Webhooks {
         let uid = crate::util::random::uuid_v4();
         let body = review::request(attrs, object, &self.domain, hook.review_version, &uid);
         let bytes = serde_json::to_vec(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
-        Ok((Bytes::from(bytes), uid))
+        Ok(Call {
+            body: Bytes::from(bytes),
+            uid,
+            mutating: self.mutating,
+            operation: attrs.operation.as_str(),
+        })
     }
 
     fn any_configured(&self) -> bool {
@@ -189,8 +231,8 @@ impl Webhooks {
         attrs: &Attributes<'_>,
         object: &mut Value,
     ) -> Result<bool, ApiError> {
-        let (body, uid) = self.review(hook, attrs, Some(object))?;
-        let Some(answer) = Self::call(Arc::clone(hook), body, uid).await? else {
+        let call = self.review(hook, attrs, Some(object))?;
+        let Some(answer) = Self::call(Arc::clone(hook), call).await? else {
             return Ok(false);
         };
         for warning in &answer.warnings {
@@ -220,8 +262,8 @@ impl Webhooks {
         let hooks = self.matching(attrs, object.or(attrs.old_object));
         let mut calls = Vec::with_capacity(hooks.len());
         for hook in hooks {
-            let (body, uid) = self.review(&hook, attrs, object)?;
-            calls.push(tokio::spawn(Self::call(hook, body, uid)));
+            let call = self.review(&hook, attrs, object)?;
+            calls.push(tokio::spawn(Self::call(hook, call)));
         }
         let mut outcome = Ok(());
         for call in calls {
