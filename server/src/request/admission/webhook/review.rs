@@ -163,3 +163,7 @@ fn denied(hook: &str, status: Option<&Value>) -> ApiError {
     };
     ApiError::Rejected { code, message }
 }
+
+#[cfg(test)]
+#[path = "review_tests.rs"]
+mod tests;
