@@ -299,6 +299,53 @@ fn namespace_and_object_selectors_choose_the_calls() {
 }
 
 #[test]
+fn match_conditions_choose_the_calls() {
+    let s = Server::start(&["--api-domain", "k8s.io"]);
+    let hook = Hook::start(deny_all);
+    let conditions = json!({"matchConditions": [
+        {"name": "named-deny", "expression": "object.metadata.name.startsWith('deny-')"},
+        {"name": "by-admin", "expression": "request.userInfo.username == 'system:admin'"}
+    ]});
+    let config = configuration(
+        VALIDATING,
+        "conditional",
+        vec![hook.entry("conditional.cairn.test", configmaps_rule(), conditions)],
+    );
+    install(&s, VALIDATING, &config, |s, n| {
+        s.post(
+            CONFIGMAPS,
+            &configmap(&format!("deny-probe-{n}"), json!({})),
+        )
+        .status
+            == 403
+    });
+    let calls = hook.reviews().len();
+    let other = s.post(CONFIGMAPS, &configmap("kept", json!({})));
+    assert_eq!(other.status, 201, "{}", other.text());
+    assert_eq!(
+        hook.reviews().len(),
+        calls,
+        "a false condition skips the call"
+    );
+    let bad = configuration(
+        VALIDATING,
+        "bad-condition",
+        vec![hook.entry(
+            "bad.cairn.test",
+            configmaps_rule(),
+            json!({"matchConditions": [{"name": "x", "expression": "nobody.knows"}]}),
+        )],
+    );
+    let r = s.post(VALIDATING, &bad);
+    assert_eq!(r.status, 422, "{}", r.text());
+    let message = r.json()["message"].as_str().unwrap_or_default().to_string();
+    assert!(
+        message.contains("webhooks[0].matchConditions[0].expression: Invalid value: \"nobody.knows\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'nobody'"),
+        "{message}"
+    );
+}
+
+#[test]
 fn dry_runs_reach_side_effect_free_webhooks_with_dry_run_set() {
     let s = Server::start(&["--api-domain", "k8s.io"]);
     let hook = Hook::start(add_label);

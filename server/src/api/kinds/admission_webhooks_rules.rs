@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::checks::{causes, default_field};
 use super::label_selector;
+use crate::api::cel::Expression;
 use crate::api::error::Cause;
 use crate::api::kind::{NameRule, Strategy};
 use crate::api::meta::name_problem;
@@ -128,6 +129,10 @@ pub fn webhook_errors(obj: &Value, mutating: bool) -> Vec<Cause> {
                 errs.extend(label_selector::errors(s, &format!("{at}.{selector}")));
             }
         }
+        errs.extend(causes(&condition_errors(
+            &format!("{at}.matchConditions"),
+            hook.get("matchConditions"),
+        )));
         errs.extend(causes(&client_config_errors(
             &format!("{at}.clientConfig"),
             hook.get("clientConfig"),
@@ -299,6 +304,44 @@ fn client_config_errors(at: &str, config: Option<&Value>) -> Vec<FieldError> {
             "exactly one of url or service is required",
         )],
     }
+}
+
+/// The variables a webhook's match conditions may name.
+const CONDITION_VARIABLES: [&str; 3] = ["object", "oldObject", "request"];
+
+/// At most 64 conditions, named uniquely, each compiling.
+fn condition_errors(at: &str, conditions: Option<&Value>) -> Vec<FieldError> {
+    let list = conditions
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let mut errs = Vec::new();
+    if list.len() > 64 {
+        errs.push(FieldError::too_many(at, list.len() as u64, 64));
+    }
+    let mut names = BTreeSet::new();
+    for (i, condition) in list.iter().enumerate() {
+        let name = condition.get("name").and_then(Value::as_str).unwrap_or("");
+        if !name.is_empty() && !names.insert(name) {
+            errs.push(FieldError::duplicate(
+                format!("{at}[{i}].name"),
+                name.into(),
+            ));
+        }
+        let expression = condition
+            .get("expression")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if expression.is_empty() {
+            errs.push(FieldError::required(format!("{at}[{i}].expression"), ""));
+        } else if let Err(e) = Expression::compile(expression, &CONDITION_VARIABLES) {
+            errs.push(FieldError::invalid(
+                format!("{at}[{i}].expression"),
+                expression.into(),
+                format!("compilation failed: {e}"),
+            ));
+        }
+    }
+    errs
 }
 
 fn url_errors(at: &str, url: &str) -> Vec<FieldError> {

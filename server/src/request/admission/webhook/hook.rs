@@ -10,6 +10,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
+use crate::api::cel::Expression;
 use crate::request::authz::webhook::client::Client;
 use crate::request::authz::webhook::kubeconfig::Settings;
 use crate::storage::KeyValue;
@@ -42,7 +43,12 @@ pub struct Hook {
     pub reinvoke: bool,
     /// The client, or why none could be made (reported per call).
     pub client: Result<Arc<Client>, String>,
+    /// `matchConditions`: every one must hold for the webhook to be called.
+    pub match_conditions: Vec<Expression>,
 }
+
+/// The variables a webhook's match conditions see.
+pub const CONDITION_VARIABLES: [&str; 3] = ["object", "oldObject", "request"];
 
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
@@ -113,6 +119,14 @@ pub fn compile(hook: &Value) -> Hook {
         review_version,
         reinvoke: text(hook, "reinvocationPolicy") == "IfNeeded",
         client: client(hook.get("clientConfig").unwrap_or(&Value::Null)).map(Arc::new),
+        match_conditions: hook
+            .get("matchConditions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c.get("expression").and_then(Value::as_str))
+            .filter_map(|e| Expression::compile(e, &CONDITION_VARIABLES).ok())
+            .collect(),
     }
 }
 

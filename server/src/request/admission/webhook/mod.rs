@@ -9,6 +9,7 @@
 //! or answers nonsense fails the write unless its `failurePolicy` is
 //! Ignore.
 
+mod conditions;
 mod hook;
 mod matching;
 mod metrics;
@@ -185,22 +186,36 @@ impl Webhooks {
         hook: &Hook,
         attrs: &Attributes<'_>,
         object: Option<&Value>,
-    ) -> Result<Call, ApiError> {
+    ) -> Result<Option<Call>, ApiError> {
+        let uid = crate::util::random::uuid_v4();
+        let body = review::request(attrs, object, &self.domain, hook.review_version, &uid);
+        match conditions::hold(hook, &body["request"]) {
+            Ok(true) => {}
+            Ok(false) => return Ok(None),
+            Err(e) if hook.ignore_failures => {
+                tracing::warn!(webhook = %hook.name, "match conditions failed, skipping: {e}");
+                return Ok(None);
+            }
+            Err(e) => {
+                return Err(ApiError::Internal(format!(
+                    "failed calling webhook {:?}: {e}",
+                    hook.name
+                )));
+            }
+        }
         if attrs.dry_run() && !hook.dry_run_safe {
             return Err(ApiError::BadRequest(format!(
                 "admission webhook {:?} does not support dry run",
                 hook.name
             )));
         }
-        let uid = crate::util::random::uuid_v4();
-        let body = review::request(attrs, object, &self.domain, hook.review_version, &uid);
         let bytes = serde_json::to_vec(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
-        Ok(Call {
+        Ok(Some(Call {
             body: Bytes::from(bytes),
             uid,
             mutating: self.mutating,
             operation: attrs.operation.as_str(),
-        })
+        }))
     }
 
     fn any_configured(&self) -> bool {
@@ -231,7 +246,9 @@ impl Webhooks {
         attrs: &Attributes<'_>,
         object: &mut Value,
     ) -> Result<bool, ApiError> {
-        let call = self.review(hook, attrs, Some(object))?;
+        let Some(call) = self.review(hook, attrs, Some(object))? else {
+            return Ok(false);
+        };
         let Some(answer) = Self::call(Arc::clone(hook), call).await? else {
             return Ok(false);
         };
@@ -262,7 +279,9 @@ impl Webhooks {
         let hooks = self.matching(attrs, object.or(attrs.old_object));
         let mut calls = Vec::with_capacity(hooks.len());
         for hook in hooks {
-            let call = self.review(&hook, attrs, object)?;
+            let Some(call) = self.review(&hook, attrs, object)? else {
+                continue;
+            };
             calls.push(tokio::spawn(Self::call(hook, call)));
         }
         let mut outcome = Ok(());
