@@ -18,6 +18,8 @@ use crate::http::{self, Endpoint, health::Health, openapi};
 use crate::metrics::metered::MeteredStorage;
 use crate::metrics::operations::OperationsCollector;
 use crate::request::Pipeline;
+use crate::request::admission::configuration::AdmissionSettings;
+use crate::request::admission::webhook::Webhooks;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::audit::Auditor;
 use crate::request::authn::anonymous::Anonymous;
@@ -96,12 +98,37 @@ pub fn admission_chain(
     registry: &Registry,
     authorization: Option<&Authorization>,
     domain: &str,
+    plugins: &admission::plugins::Enabled,
+    stop: Option<&watch::Receiver<bool>>,
 ) -> admission::Chain {
+    use admission::plugins::{MUTATING_WEBHOOK, NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK};
     let namespaces = registry
         .lookup("", "v1", "namespaces")
         .expect("namespaces are built in");
-    let lifecycle = Arc::new(NamespaceLifecycle::new(Arc::clone(storage), namespaces));
-    let mut validating: Vec<Arc<dyn admission::ValidatingAdmission>> = vec![lifecycle];
+    let webhooks = |plugin: &'static str, resource: &str| {
+        let stop = stop.filter(|_| plugins.has(plugin))?;
+        let group = format!("admissionregistration.{domain}");
+        let kind = registry.lookup(&group, "v1", resource)?;
+        Some(Arc::new(Webhooks::start(
+            plugin,
+            storage,
+            &kind,
+            Arc::clone(&namespaces),
+            domain,
+            stop,
+        )))
+    };
+    let mut mutating: Vec<Arc<dyn admission::MutatingAdmission>> = Vec::new();
+    if let Some(hooks) = webhooks(MUTATING_WEBHOOK, "mutatingwebhookconfigurations") {
+        mutating.push(hooks);
+    }
+    let mut validating: Vec<Arc<dyn admission::ValidatingAdmission>> = Vec::new();
+    if plugins.has(NAMESPACE_LIFECYCLE) {
+        validating.push(Arc::new(NamespaceLifecycle::new(
+            Arc::clone(storage),
+            Arc::clone(&namespaces),
+        )));
+    }
     if let Some(authorization) = authorization {
         validating.push(Arc::new(CreateOnUpdate::new(Arc::clone(
             &authorization.authorizers,
@@ -112,7 +139,10 @@ pub fn admission_chain(
             &authz_setup::rbac_group(domain),
         )));
     }
-    let chain = admission::Chain::new(Vec::new(), validating);
+    if let Some(hooks) = webhooks(VALIDATING_WEBHOOK, "validatingwebhookconfigurations") {
+        validating.push(hooks);
+    }
+    let chain = admission::Chain::new(mutating, validating);
     match authorization {
         Some(authorization) => chain.observed_by(Arc::new(PolicyFreshness::new(
             authorization.rbac.clone(),
@@ -293,6 +323,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     // --authorization-config (and its webhooks' kubeconfigs) stop the
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
+    let admission_settings = AdmissionSettings::load(&config.admission, &config.api_domain)?;
     let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
@@ -335,6 +366,8 @@ pub async fn run(config: Config) -> Result<(), String> {
         &registry,
         Some(&authorization),
         &config.api_domain,
+        &admission_settings.enabled,
+        Some(&stop_rx),
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
     if let Some(e) = encryption.as_ref().filter(|e| e.has_kms()) {

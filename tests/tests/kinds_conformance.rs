@@ -128,6 +128,11 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
         }
         "scheduling.k8s.io/priorityclasses" => json!({"metadata": meta, "value": 1000}),
         "node.k8s.io/runtimeclasses" => json!({"metadata": meta, "handler": "runc"}),
+        // No webhooks: a configuration that calls nothing while the suite writes.
+        "admissionregistration.k8s.io/mutatingwebhookconfigurations"
+        | "admissionregistration.k8s.io/validatingwebhookconfigurations" => {
+            json!({"metadata": meta, "webhooks": []})
+        }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         _ => return None,
     })

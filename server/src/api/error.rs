@@ -135,6 +135,10 @@ pub enum ApiError {
     Refused { message: String, causes: Vec<Cause> },
     #[error("Internal error occurred: {0}")]
     Internal(String),
+    /// A refusal whose code and message an admission webhook chose; like
+    /// Kubernetes, no reason of its own.
+    #[error("{message}")]
+    Rejected { code: u16, message: String },
     #[error("{0}")]
     ServiceUnavailable(String),
     /// An unknown URL: Kubernetes answers with a plain-text 404, not a Status.
@@ -193,6 +197,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } | ApiError::Refused { .. } => 429,
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => 500,
             ApiError::ServiceUnavailable(_) => 503,
+            ApiError::Rejected { code, .. } => *code,
         }
     }
 
@@ -216,6 +221,7 @@ impl ApiError {
             ApiError::TooManyRequests { .. } | ApiError::Refused { .. } => "TooManyRequests",
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
+            ApiError::Rejected { .. } => "",
         }
     }
 
@@ -341,6 +347,11 @@ impl ApiError {
             || matches!(self, ApiError::Forbidden { .. } | ApiError::Timeout { .. })
         {
             status["details"] = Value::Object(details);
+        }
+        if self.reason().is_empty()
+            && let Some(fields) = status.as_object_mut()
+        {
+            fields.remove("reason");
         }
         status["code"] = json!(self.code());
         status

@@ -1,5 +1,6 @@
 //! Command-line flags (kube-apiserver's names) and the `Config` they make.
 
+pub mod admission;
 pub mod audit;
 pub mod authn;
 pub mod authorization;
@@ -21,6 +22,7 @@ use clap::Parser;
 use parking_lot::Mutex;
 
 use crate::util::duration;
+pub use admission::AdmissionFlags;
 pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
@@ -123,6 +125,8 @@ pub struct Flags {
     pub audit: AuditFlags,
     #[command(flatten)]
     pub service_ranges: ServiceRangeFlags,
+    #[command(flatten)]
+    pub admission: AdmissionFlags,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
     #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
@@ -168,6 +172,7 @@ pub struct Config {
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
     pub service_ranges: ServiceRangeFlags,
+    pub admission: AdmissionFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
@@ -205,6 +210,7 @@ impl From<Flags> for Config {
             overload: f.overload,
             audit: f.audit,
             service_ranges: f.service_ranges,
+            admission: f.admission,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }

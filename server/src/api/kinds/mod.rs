@@ -1,6 +1,8 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod admission_webhooks;
+pub mod admission_webhooks_rules;
 pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
@@ -155,6 +157,7 @@ pub fn builtin(config: &Config) -> Registry {
     networking::add_networking(&r, config);
     cluster_kinds::add_cluster_kinds(&r, config);
     add_flowcontrol(&r, config);
+    admission_webhooks::add_webhook_configurations(&r, &config.api_domain);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {
         short_names: names(&["ev"]),

@@ -24,6 +24,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("storage", "v1"),
     ("scheduling", "v1"),
     ("node", "v1"),
+    ("admissionregistration", "v1"),
 ];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,

@@ -30,7 +30,14 @@ impl Fixture {
         validating: Vec<Arc<dyn ValidatingAdmission>>,
     ) -> Fixture {
         Fixture::build(|storage, registry| {
-            let lifecycle = crate::app::admission_chain(storage, registry, None, "k8s.io");
+            let lifecycle = crate::app::admission_chain(
+                storage,
+                registry,
+                None,
+                "k8s.io",
+                &Default::default(),
+                None,
+            );
             lifecycle.followed_by(mutating, validating)
         })
     }

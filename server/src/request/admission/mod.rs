@@ -14,7 +14,10 @@
 //! errors, write options), never on the store, so plugins may read storage
 //! while the store holds the chain.
 
+pub mod configuration;
 pub mod namespace_lifecycle;
+pub mod plugins;
+pub mod webhook;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

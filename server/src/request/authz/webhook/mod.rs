@@ -8,8 +8,8 @@
 //! makes the request fail with an internal error when none allows it.
 
 mod cache;
-mod client;
-mod kubeconfig;
+pub(crate) mod client;
+pub(crate) mod kubeconfig;
 mod review;
 mod tls;
 
