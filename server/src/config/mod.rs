@@ -6,6 +6,7 @@ pub mod authorization;
 pub mod authz;
 pub mod document;
 pub mod encryption;
+pub mod etcd;
 pub mod feature_gates;
 pub mod logging;
 pub mod overload;
@@ -23,6 +24,7 @@ use crate::util::duration;
 pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
+pub use etcd::EtcdFlags;
 pub use feature_gates::FeatureGates;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
@@ -93,8 +95,9 @@ pub struct Flags {
     /// How long after start-up livez ignores unfinished post-start hooks.
     #[arg(long, default_value = "0s", value_parser = duration::parse)]
     pub livez_grace_period: Duration,
-    /// History kept for watches and old reads before compaction (0 disables compaction).
-    #[arg(long, default_value = "5m", value_parser = duration::parse)]
+    /// History kept for watches and old reads before compaction (0 disables
+    /// compaction); kube-apiserver's `--etcd-compaction-interval` is the same.
+    #[arg(long, alias = "etcd-compaction-interval", default_value = "5m", value_parser = duration::parse)]
     pub compaction_interval: Duration,
     /// Static bearer tokens: a CSV file of `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
@@ -113,6 +116,8 @@ pub struct Flags {
     pub authorization: AuthorizationFlags,
     #[command(flatten)]
     pub encryption: EncryptionFlags,
+    #[command(flatten)]
+    pub etcd: EtcdFlags,
     #[command(flatten)]
     pub logging: LoggingFlags,
     #[command(flatten)]
@@ -161,6 +166,7 @@ pub struct Config {
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
+    pub etcd: EtcdFlags,
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
@@ -197,6 +203,7 @@ impl From<Flags> for Config {
             authentication_config: f.authentication_config,
             authorization: f.authorization,
             encryption: f.encryption,
+            etcd: f.etcd,
             overload: f.overload,
             audit: f.audit,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
