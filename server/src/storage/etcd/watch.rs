@@ -2,12 +2,14 @@
 //! progress notifications from the caller's revision itself (its events
 //! are skipped), so a start at the compaction point's predecessor is
 //! refused as compacted, as every backend refuses it. A task reads the
-//! stream and hands each response's events on as one batch. The channel is
-//! bounded, so a slow consumer slows the stream (HTTP/2 flow control
-//! reaches etcd) rather than growing memory. Dropping the watch ends the
-//! task and with it the stream.
+//! stream and hands each response's events on as one batch. A consumer
+//! that lets the embedded engine's bound of batches pile up is ended with
+//! `Lagged` once it has read them (it must re-list), as the embedded
+//! backend ends it, rather than growing memory. Dropping the watch ends
+//! the task and with it the stream.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -25,8 +27,8 @@ use crate::storage::{
     Batch, Event, EventKind, Events, KeyRange, Revision, StorageError, WatchStream,
 };
 
-/// Batches a watcher may have waiting.
-const QUEUE: usize = 64;
+/// Batches a watcher may have waiting (the embedded backend's bound).
+const QUEUE: usize = 1024;
 
 enum Item {
     Events(Events, Revision),
@@ -38,6 +40,8 @@ enum Item {
 /// The consumer's side.
 pub struct EtcdWatch {
     items: mpsc::Receiver<Item>,
+    /// Set when the queue overflowed: the watch ends once it is drained.
+    lagged: Arc<AtomicBool>,
     progress: Revision,
     task: tokio::task::JoinHandle<()>,
 }
@@ -68,11 +72,38 @@ impl EtcdWatch {
             })),
         };
         let (tx, items) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(client, keys, request, after, tx, closed));
+        let lagged = Arc::new(AtomicBool::new(false));
+        let feed = Feed {
+            tx,
+            lagged: Arc::clone(&lagged),
+        };
+        let task = tokio::spawn(run(client, keys, request, after, feed, closed));
         EtcdWatch {
             items,
+            lagged,
             progress: after,
             task,
+        }
+    }
+}
+
+/// The task's side of the queue.
+struct Feed {
+    tx: mpsc::Sender<Item>,
+    lagged: Arc<AtomicBool>,
+}
+
+impl Feed {
+    /// Queues `item`; `false` when the watch is over (consumer gone, or
+    /// too far behind).
+    fn send(&self, item: Item) -> bool {
+        match self.tx.try_send(item) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.lagged.store(true, Ordering::Release);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
     }
 }
@@ -82,7 +113,7 @@ async fn run(
     keys: Keys,
     request: WatchRequest,
     after: Revision,
-    tx: mpsc::Sender<Item>,
+    feed: Feed,
     mut closed: watch::Receiver<bool>,
 ) {
     let stream = tokio::select! {
@@ -92,7 +123,7 @@ async fn run(
     let (_requests, mut responses) = match stream {
         Ok(stream) => stream,
         Err(e) => {
-            let _ = tx.send(Item::Failed(plain(e))).await;
+            feed.send(Item::Failed(plain(e)));
             return;
         }
     };
@@ -101,7 +132,7 @@ async fn run(
         let next = tokio::select! {
             next = responses.message() => next,
             _ = closed.wait_for(|c| *c) => return,
-            () = tx.closed() => return,
+            () = feed.tx.closed() => return,
         };
         let item = match next {
             Ok(Some(response)) => match interpret(&keys, response, after) {
@@ -114,7 +145,7 @@ async fn run(
             Err(e) => Item::Failed(plain(e)),
         };
         let last = matches!(item, Item::Failed(_));
-        if tx.send(item).await.is_err() || last {
+        if !feed.send(item) || last {
             return;
         }
     }
@@ -183,6 +214,9 @@ fn interpret(keys: &Keys, response: WatchResponse, after: Revision) -> Option<It
 impl EtcdWatch {
     fn take(&mut self, item: Option<Item>) -> Option<Option<Result<Events, StorageError>>> {
         match item {
+            None if self.lagged.swap(false, Ordering::AcqRel) => {
+                Some(Some(Err(StorageError::Lagged)))
+            }
             None => Some(None),
             Some(Item::Events(events, last)) => {
                 self.progress = self.progress.max(last);
