@@ -18,7 +18,7 @@ fn revision(r: i64) -> Revision {
 /// A record read from etcd, under cairn's key.
 pub fn key_value(keys: &Keys, kv: EtcdKv) -> KeyValue {
     KeyValue {
-        key: keys.from_etcd(&kv.key).into(),
+        key: keys.cairn_key(&kv.key).into(),
         value: kv.value,
         create_revision: revision(kv.create_revision),
         mod_revision: revision(kv.mod_revision),
@@ -36,7 +36,7 @@ pub fn compare(keys: &Keys, guard: &Guard) -> Compare {
     Compare {
         result: COMPARE_EQUAL,
         target: TARGET_MOD,
-        key: keys.to_etcd(guard.key()),
+        key: keys.etcd_key(guard.key()),
         target_union: Some(CompareTarget::ModRevision(expected)),
     }
 }
@@ -67,7 +67,7 @@ pub fn get(key: Vec<u8>) -> RequestOp {
 
 /// The "else get" branch of a transaction guarded by `guards`.
 pub fn failure_reads(keys: &Keys, guards: &[Guard]) -> Vec<RequestOp> {
-    guards.iter().map(|g| get(keys.to_etcd(g.key()))).collect()
+    guards.iter().map(|g| get(keys.etcd_key(g.key()))).collect()
 }
 
 /// Why a transaction's guards failed: the first guard the state read by

@@ -25,7 +25,7 @@ impl Keys {
     }
 
     /// etcd's key for cairn's `key`.
-    pub fn to_etcd(&self, key: &[u8]) -> Vec<u8> {
+    pub fn etcd_key(&self, key: &[u8]) -> Vec<u8> {
         match key.strip_prefix(ROOT) {
             Some(rest) => [self.prefix.as_slice(), rest].concat(),
             None => key.to_vec(),
@@ -33,7 +33,7 @@ impl Keys {
     }
 
     /// cairn's key for etcd's `key`.
-    pub fn from_etcd(&self, key: &[u8]) -> Vec<u8> {
+    pub fn cairn_key(&self, key: &[u8]) -> Vec<u8> {
         match key.strip_prefix(self.prefix.as_slice()) {
             Some(rest) => [ROOT, rest].concat(),
             None => key.to_vec(),
@@ -42,8 +42,8 @@ impl Keys {
 
     /// etcd's `key` and `range_end` for a range: an open end stays open
     /// only within the prefix.
-    pub fn range_to_etcd(&self, range: &KeyRange) -> (Vec<u8>, Vec<u8>) {
-        let start = self.to_etcd(&range.start);
+    pub fn etcd_range(&self, range: &KeyRange) -> (Vec<u8>, Vec<u8>) {
+        let start = self.etcd_key(&range.start);
         let end = if range.end.is_empty() {
             if range.start.starts_with(ROOT) {
                 prefix_end(&self.prefix)
@@ -51,7 +51,7 @@ impl Keys {
                 vec![0]
             }
         } else {
-            self.to_etcd(&range.end)
+            self.etcd_key(&range.end)
         };
         (start, end)
     }
@@ -65,22 +65,25 @@ mod tests {
     fn the_root_becomes_the_prefix() {
         let default = Keys::new("/registry");
         assert_eq!(
-            default.to_etcd(b"/registry/pods/a/b"),
+            default.etcd_key(b"/registry/pods/a/b"),
             b"/registry/pods/a/b"
         );
         let other = Keys::new("/cluster-2/");
-        assert_eq!(other.to_etcd(b"/registry/pods/a/b"), b"/cluster-2/pods/a/b");
         assert_eq!(
-            other.from_etcd(b"/cluster-2/pods/a/b"),
+            other.etcd_key(b"/registry/pods/a/b"),
+            b"/cluster-2/pods/a/b"
+        );
+        assert_eq!(
+            other.cairn_key(b"/cluster-2/pods/a/b"),
             b"/registry/pods/a/b"
         );
-        assert_eq!(other.to_etcd(b"compact_rev_key"), b"compact_rev_key");
-        let (start, end) = other.range_to_etcd(&KeyRange::prefix(b"/registry/pods/"));
+        assert_eq!(other.etcd_key(b"compact_rev_key"), b"compact_rev_key");
+        let (start, end) = other.etcd_range(&KeyRange::prefix(b"/registry/pods/"));
         assert_eq!(
             (&start[..], &end[..]),
             (&b"/cluster-2/pods/"[..], &b"/cluster-2/pods0"[..])
         );
-        let (_, open) = other.range_to_etcd(&KeyRange::between(b"/registry/x", b""));
+        let (_, open) = other.etcd_range(&KeyRange::between(b"/registry/x", b""));
         assert_eq!(open, b"/cluster-3");
     }
 }

@@ -77,9 +77,9 @@ impl Etcd {
                         Some(ttl) => self.leases.lease_for(&self.client, ttl).await?,
                         None => 0,
                     };
-                    convert::put(keys.to_etcd(&key), value, lease)
+                    convert::put(keys.etcd_key(&key), value, lease)
                 }
-                Op::Delete { key } => convert::delete(keys.to_etcd(&key)),
+                Op::Delete { key } => convert::delete(keys.etcd_key(&key)),
             });
         }
         let compare = txn
@@ -104,7 +104,7 @@ impl Etcd {
             .call(MAINTENANCE, "Status", &StatusRequest {})
             .await
             .map_err(plain)?;
-        let (key, range_end) = self.keys.range_to_etcd(&KeyRange::prefix(b"/registry/"));
+        let (key, range_end) = self.keys.etcd_range(&KeyRange::prefix(b"/registry/"));
         let count = RangeRequest {
             key,
             range_end,
@@ -124,7 +124,7 @@ impl Etcd {
 impl Storage for Etcd {
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         let request = RangeRequest {
-            key: self.keys.to_etcd(key),
+            key: self.keys.etcd_key(key),
             revision: wire_revision(at),
             ..RangeRequest::default()
         };
@@ -147,7 +147,7 @@ impl Storage for Etcd {
         range: KeyRange,
         opts: RangeOptions,
     ) -> Reply<'_, Result<RangeResult, StorageError>> {
-        let (key, range_end) = self.keys.range_to_etcd(&range);
+        let (key, range_end) = self.keys.etcd_range(&range);
         let request = RangeRequest {
             key,
             range_end,

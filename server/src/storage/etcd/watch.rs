@@ -61,7 +61,7 @@ impl EtcdWatch {
         after: Revision,
         closed: watch::Receiver<bool>,
     ) -> EtcdWatch {
-        let (key, range_end) = keys.range_to_etcd(range);
+        let (key, range_end) = keys.etcd_range(range);
         let request = WatchRequest {
             request_union: Some(WatchRequestUnion::Create(WatchCreateRequest {
                 key,
