@@ -32,11 +32,16 @@ fn free_port() -> u16 {
 
 impl TestEtcd {
     fn start() -> TestEtcd {
-        let dir = tempfile::tempdir().expect("temp dir");
+        TestEtcd::start_with(tempfile::tempdir().expect("temp dir"), "http", &[])
+    }
+
+    /// etcd serving `scheme` with `extra` flags, its data in `dir`.
+    fn start_with(dir: tempfile::TempDir, scheme: &str, extra: &[String]) -> TestEtcd {
         let (client, peer) = (free_port(), free_port());
-        let url = format!("http://127.0.0.1:{client}");
+        let url = format!("{scheme}://127.0.0.1:{client}");
         let peer_url = format!("http://127.0.0.1:{peer}");
         let child = Command::new(std::env::var("ETCD").unwrap_or_else(|_| "etcd".into()))
+            .args(extra)
             .arg("--name=cairn-test")
             .arg(format!("--data-dir={}", dir.path().join("data").display()))
             .arg(format!("--listen-client-urls={url}"))
@@ -166,4 +171,56 @@ async fn keys_live_under_the_prefix_and_etcd_down_is_unavailable() {
     while etcd.health().is_ok() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// TLS both ways: etcd's certificate checked against `--etcd-cafile`, and
+/// etcd requiring the client certificate of `--etcd-certfile`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutual_tls() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ca = crate::tls::pki::ClusterCa::load_or_create(dir.path()).expect("CA");
+    let serving = ca
+        .serving(dir.path(), &["127.0.0.1".into()])
+        .expect("serving pair");
+    let client = ca.client("cairn", None).expect("client pair");
+    let write = |name: &str, pem: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, pem).expect("write");
+        path
+    };
+    let ca_file = write("ca.pem", &ca.cert_pem);
+    let server_cert = write("etcd.pem", &serving.cert_pem);
+    let server_key = write("etcd-key.pem", &serving.key_pem);
+    let cert_file = write("client.pem", &client.cert_pem);
+    let key_file = write("client-key.pem", &client.key_pem);
+    let flags = [
+        format!("--cert-file={}", server_cert.display()),
+        format!("--key-file={}", server_key.display()),
+        format!("--trusted-ca-file={}", ca_file.display()),
+        "--client-cert-auth".to_string(),
+    ];
+    let server = TestEtcd::start_with(dir, "https", &flags);
+    let options = |cert: Option<&std::path::Path>, key: Option<&std::path::Path>| EtcdOptions {
+        servers: vec![server.url.clone()],
+        prefix: "/registry".into(),
+        ca_file: Some(ca_file.clone()),
+        cert_file: cert.map(std::path::Path::to_path_buf),
+        key_file: key.map(std::path::Path::to_path_buf),
+    };
+    let etcd = Etcd::start(&options(Some(&cert_file), Some(&key_file))).expect("options");
+    etcd.wait_healthy(Duration::from_secs(60))
+        .await
+        .expect("etcd answers over TLS");
+    let rev = etcd
+        .commit(Txn::new().put("/registry/secure", "v"))
+        .await
+        .expect("a write over TLS")
+        .revision;
+    assert!(rev > Revision::ZERO);
+    let anonymous = Etcd::start(&options(None, None)).expect("options");
+    assert!(
+        anonymous.get(b"/registry/secure", None).await.is_err(),
+        "without a client certificate etcd refuses the connection"
+    );
+    assert!(anonymous.health().is_err());
 }
