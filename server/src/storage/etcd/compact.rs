@@ -13,7 +13,7 @@ use super::convert::{get, put, txn};
 use super::errors::{Failure, classify, plain};
 use super::proto::{
     COMPARE_EQUAL, CompactionRequest, CompactionResponse, Compare, CompareTarget, KV, RangeRequest,
-    RangeResponse, Response, TARGET_VERSION, TxnResponse,
+    RangeResponse, Response, TARGET_VERSION, TxnResponse, revision_of,
 };
 use crate::storage::grpc::GrpcClient;
 use crate::storage::{Revision, StorageError};
@@ -131,10 +131,19 @@ async fn compact_etcd(client: &GrpcClient, at: Revision) -> Result<(), StorageEr
         Err(e) => match classify(e) {
             // Already compacted there or past it: nothing to do.
             Failure::Compacted => Ok(()),
-            Failure::FutureRevision => Err(StorageError::FutureRevision {
-                requested: at,
-                current: Revision::ZERO,
-            }),
+            Failure::FutureRevision => {
+                let current = RangeRequest {
+                    key: COMPACT_REV_KEY.to_vec(),
+                    count_only: true,
+                    ..RangeRequest::default()
+                };
+                let current: RangeResponse =
+                    client.call(KV, "Range", &current).await.map_err(plain)?;
+                Err(StorageError::FutureRevision {
+                    requested: at,
+                    current: Revision(revision_of(current.header.as_ref())),
+                })
+            }
             Failure::Other(e) => Err(e),
         },
     }
