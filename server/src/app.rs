@@ -37,8 +37,6 @@ use crate::request::authz::reviews;
 use crate::request::authz::setup::{self as authz_setup, Authorization};
 use crate::request::overload::Overload;
 use crate::storage::Storage;
-use crate::storage::embedded::Embedded;
-use crate::storage::embedded::metrics::EngineCollector;
 use crate::storage::encryption::{Encryption, KMS_CHECK};
 use crate::storage::transform::TransformingStorage;
 use crate::tls::{self, kubeconfig};
@@ -324,6 +322,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     // start before anything is written.
     authz_configured::check(&config.authorization, &config.api_domain)?;
     let admission_settings = AdmissionSettings::load(&config.admission, &config.api_domain)?;
+    crate::storage::backend::check(&config)?;
     let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
@@ -335,15 +334,8 @@ pub async fn run(config: Config) -> Result<(), String> {
         config.service_accounts.issuers.clone(),
     )?;
     let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
-    let embedded = Arc::new(
-        Embedded::open(&config.data_dir)
-            .map_err(|e| format!("cannot open the data directory: {e}"))?,
-    );
-    let engine_figures = Arc::clone(&embedded);
-    crate::metrics::global().register_collector(Box::new(EngineCollector::new(move || {
-        engine_figures.figures()
-    })));
-    let backend: Arc<dyn Storage> = embedded;
+    let opened = crate::storage::backend::open(&config).await?;
+    let backend = opened.storage;
     // Backend latency as kube's etcd request metrics, below encryption.
     let backend: Arc<dyn Storage> = Arc::new(MeteredStorage::new(
         backend,
@@ -370,6 +362,9 @@ pub async fn run(config: Config) -> Result<(), String> {
         Some(&stop_rx),
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));
+    if let Some((name, backend)) = opened.readiness {
+        health.add_check(name, Box::new(move || backend.health()));
+    }
     if let Some(e) = encryption.as_ref().filter(|e| e.has_kms()) {
         let e = Arc::clone(e);
         health.add_check(KMS_CHECK, Box::new(move || e.kms_health()));

@@ -11,6 +11,7 @@
 pub mod authz_gate;
 pub mod client;
 pub mod clients;
+pub mod etcd;
 pub mod k8s_proto;
 pub mod kms_plugin;
 pub mod linearizability;
@@ -72,6 +73,9 @@ pub struct Server {
     pub data_dir: PathBuf,
     _dir: Option<tempfile::TempDir>,
     log: PathBuf,
+    /// The server's own etcd under `CAIRN_STORAGE=etcd` (data beside
+    /// `data_dir`, so a restart on the same data finds its objects).
+    pub etcd: Option<etcd::Etcd>,
 }
 
 impl Server {
@@ -162,6 +166,12 @@ impl Server {
         let tag = secure_port.unwrap_or(port);
         let log = data_dir.with_extension(format!("{tag}.log"));
         let log_file = std::fs::File::create(&log).expect("log file");
+        let etcd = (etcd::requested() && !extra_args.contains(&"--etcd-servers"))
+            .then(|| etcd::Etcd::start_on(&data_dir.with_extension("etcd")));
+        let mut args = args;
+        if let Some(etcd) = &etcd {
+            args.extend(["--etcd-servers".into(), etcd.url()]);
+        }
         let child = Command::new(binary())
             .arg("--data-dir")
             .arg(data_dir)
@@ -178,6 +188,7 @@ impl Server {
             data_dir: data_dir.to_path_buf(),
             _dir: None,
             log,
+            etcd,
         };
         server.wait_ready()?;
         Ok(server)
@@ -414,6 +425,9 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Ok(Some(status)) = child.try_wait() {
+                if let Some(etcd) = self.etcd.as_mut() {
+                    etcd.kill();
+                }
                 return status.code();
             }
             if Instant::now() > deadline {

@@ -7,6 +7,7 @@ pub mod authorization;
 pub mod authz;
 pub mod document;
 pub mod encryption;
+pub mod etcd;
 pub mod feature_gates;
 pub mod logging;
 pub mod overload;
@@ -26,6 +27,7 @@ pub use admission::AdmissionFlags;
 pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
 pub use encryption::EncryptionFlags;
+pub use etcd::EtcdFlags;
 pub use feature_gates::FeatureGates;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
@@ -97,8 +99,9 @@ pub struct Flags {
     /// How long after start-up livez ignores unfinished post-start hooks.
     #[arg(long, default_value = "0s", value_parser = duration::parse)]
     pub livez_grace_period: Duration,
-    /// History kept for watches and old reads before compaction (0 disables compaction).
-    #[arg(long, default_value = "5m", value_parser = duration::parse)]
+    /// History kept for watches and old reads before compaction (0 disables
+    /// compaction); kube-apiserver's `--etcd-compaction-interval` is the same.
+    #[arg(long, alias = "etcd-compaction-interval", default_value = "5m", value_parser = duration::parse)]
     pub compaction_interval: Duration,
     /// Static bearer tokens: a CSV file of `token,user,uid[,"group1,group2"]`.
     #[arg(long)]
@@ -117,6 +120,8 @@ pub struct Flags {
     pub authorization: AuthorizationFlags,
     #[command(flatten)]
     pub encryption: EncryptionFlags,
+    #[command(flatten)]
+    pub etcd: EtcdFlags,
     #[command(flatten)]
     pub logging: LoggingFlags,
     #[command(flatten)]
@@ -169,6 +174,7 @@ pub struct Config {
     pub authentication_config: Option<PathBuf>,
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
+    pub etcd: EtcdFlags,
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
     pub service_ranges: ServiceRangeFlags,
@@ -207,6 +213,7 @@ impl From<Flags> for Config {
             authentication_config: f.authentication_config,
             authorization: f.authorization,
             encryption: f.encryption,
+            etcd: f.etcd,
             overload: f.overload,
             audit: f.audit,
             service_ranges: f.service_ranges,

@@ -92,6 +92,10 @@ impl Storage for MeteredStorage {
         self.inner.compact(at)
     }
 
+    fn compact_round(&self, at: Revision) -> Reply<'_, Result<bool, StorageError>> {
+        self.inner.compact_round(at)
+    }
+
     fn health(&self) -> Result<(), String> {
         self.inner.health()
     }

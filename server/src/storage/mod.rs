@@ -9,11 +9,14 @@
 //! default). `transform` wraps any backend with value transformers
 //! (encryption at rest); `conformance` is the suite every backend passes.
 
+pub mod backend;
 pub mod conformance;
 pub mod embedded;
 pub mod encryption;
 pub mod error;
+pub mod etcd;
 pub mod figures;
+pub mod grpc;
 pub mod kms;
 pub mod reply;
 pub mod transform;
@@ -62,6 +65,13 @@ pub trait Storage: Send + Sync + 'static {
     /// Forgets the history before `at`: reads and watches below it fail
     /// with `Compacted` from now on.
     fn compact(&self, at: Revision) -> Reply<'_, Result<(), StorageError>>;
+
+    /// One round of periodic compaction to `at`; `true` when this server
+    /// compacted. A backend shared by several servers lets one of them
+    /// compact per round (etcd: kube-apiserver's `compact_rev_key`).
+    fn compact_round(&self, at: Revision) -> Reply<'_, Result<bool, StorageError>> {
+        self.compact(at).map(|done| done.map(|()| true))
+    }
 
     /// `Ok` while the backend can take writes (the readiness check). A
     /// networked backend answers from its last probe, so this never waits.

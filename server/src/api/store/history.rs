@@ -55,7 +55,9 @@ impl Store {
         if target <= status.compacted_revision {
             return Ok(false);
         }
-        self.storage.compact(target).await.map_err(storage_error)?;
-        Ok(true)
+        self.storage
+            .compact_round(target)
+            .await
+            .map_err(storage_error)
     }
 }

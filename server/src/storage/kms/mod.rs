@@ -10,7 +10,6 @@
 
 mod cache;
 mod envelope;
-mod grpc;
 mod proto;
 mod provider;
 mod seal;
@@ -25,6 +24,7 @@ use std::time::Duration;
 
 use cairn_transform::{Error, Plain};
 
+use crate::storage::grpc::{GrpcClient, Transport};
 use provider::Provider;
 pub use provider::Timing;
 
@@ -74,7 +74,7 @@ impl KmsV2 {
                     spec.name
                 )
             })?;
-        let client = grpc::GrpcClient::new(socket, spec.timeout);
+        let client = GrpcClient::new(Transport::Unix(socket), spec.timeout);
         let provider = Arc::new(Provider::new(&spec.name, client, spec.timeout, timing));
         let first = runtime.spawn(Arc::clone(&provider).probe()).await;
         match first {

@@ -10,12 +10,12 @@ use parking_lot::{Mutex, RwLock};
 
 use super::cache::{CacheKey, DekCache, TTL};
 use super::envelope::{WriteState, key_id_hash};
-use super::grpc::GrpcClient;
 use super::proto::{
     DecryptRequest, DecryptResponse, DekSourceType, EncryptRequest, EncryptResponse,
-    EncryptedObject, StatusRequest, StatusResponse, validate_key_id,
+    EncryptedObject, SERVICE, StatusRequest, StatusResponse, validate_key_id,
 };
 use super::seal::Dek;
+use crate::storage::grpc::GrpcClient;
 use crate::util::random::uuid_v4;
 
 /// How often the plugin is asked for its status and how long answers hold.
@@ -158,7 +158,7 @@ impl Provider {
     }
 
     async fn check(&self) -> Result<(), String> {
-        let status: StatusResponse = self.client.call("Status", &StatusRequest {}).await.map_err(|e| {
+        let status: StatusResponse = self.client.call(SERVICE, "Status", &StatusRequest {}).await.map_err(|e| {
             format!(
                 "failed to perform status section of the healthz check for KMS Provider {}, error: {e}",
                 self.name
@@ -240,7 +240,7 @@ impl Provider {
         };
         let reply: EncryptResponse = self
             .client
-            .call("Encrypt", &request)
+            .call(SERVICE, "Encrypt", &request)
             .await
             .map_err(|e| failed(format!("failed to encrypt DEK, error: {e}")))?;
         drop(request);
@@ -282,7 +282,7 @@ impl Provider {
             };
             let reply: DecryptResponse = self
                 .client
-                .call("Decrypt", &request)
+                .call(SERVICE, "Decrypt", &request)
                 .await
                 .map_err(|e| format!("failed to decrypt DEK, error: {e}"))?;
             let dek = Arc::new(

@@ -204,6 +204,10 @@ impl Storage for TransformingStorage {
         self.inner.compact(at)
     }
 
+    fn compact_round(&self, at: Revision) -> Reply<'_, Result<bool, StorageError>> {
+        self.inner.compact_round(at)
+    }
+
     fn health(&self) -> Result<(), String> {
         self.inner.health()
     }

@@ -1,0 +1,263 @@
+//! A watch over its own etcd Watch stream: created with `prev_kv` and
+//! progress notifications from the caller's revision itself (its events
+//! are skipped), so a start at the compaction point's predecessor is
+//! refused as compacted, as every backend refuses it. A task reads the
+//! stream and hands each response's events on as one batch. A consumer
+//! that lets the embedded engine's bound of batches pile up is ended with
+//! `Lagged` once it has read them (it must re-list), as the embedded
+//! backend ends it, rather than growing memory. Dropping the watch ends
+//! the task and with it the stream.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, watch};
+
+use super::convert::key_value;
+use super::errors::plain;
+use super::keys::Keys;
+use super::proto::{
+    EVENT_DELETE, WATCH, WatchCreateRequest, WatchRequest, WatchRequestUnion, WatchResponse,
+    revision_of,
+};
+use crate::storage::grpc::GrpcClient;
+use crate::storage::{
+    Batch, Event, EventKind, Events, KeyRange, Revision, StorageError, WatchStream,
+};
+
+/// Batches a watcher may have waiting (the embedded backend's bound).
+const QUEUE: usize = 1024;
+
+enum Item {
+    Events(Events, Revision),
+    /// etcd says every change up to here was sent.
+    Progress(Revision),
+    Failed(StorageError),
+}
+
+/// The consumer's side.
+pub struct EtcdWatch {
+    items: mpsc::Receiver<Item>,
+    /// Set when the queue overflowed: the watch ends once it is drained.
+    lagged: Arc<AtomicBool>,
+    progress: Revision,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for EtcdWatch {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl EtcdWatch {
+    /// Starts watching `range` after `after`; ends when `closed` flips.
+    pub fn start(
+        client: Arc<GrpcClient>,
+        keys: Keys,
+        range: &KeyRange,
+        after: Revision,
+        closed: watch::Receiver<bool>,
+    ) -> EtcdWatch {
+        let (key, range_end) = keys.etcd_range(range);
+        let request = WatchRequest {
+            request_union: Some(WatchRequestUnion::Create(WatchCreateRequest {
+                key,
+                range_end,
+                start_revision: i64::try_from(after.get().max(1)).unwrap_or(i64::MAX),
+                progress_notify: true,
+                prev_kv: true,
+            })),
+        };
+        let (tx, items) = mpsc::channel(QUEUE);
+        let lagged = Arc::new(AtomicBool::new(false));
+        let feed = Feed {
+            tx,
+            lagged: Arc::clone(&lagged),
+        };
+        let task = tokio::spawn(run(client, keys, request, after, feed, closed));
+        EtcdWatch {
+            items,
+            lagged,
+            progress: after,
+            task,
+        }
+    }
+}
+
+/// The task's side of the queue.
+struct Feed {
+    tx: mpsc::Sender<Item>,
+    lagged: Arc<AtomicBool>,
+}
+
+impl Feed {
+    /// Queues `item`; `false` when the watch is over (consumer gone, or
+    /// too far behind).
+    fn send(&self, item: Item) -> bool {
+        match self.tx.try_send(item) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                self.lagged.store(true, Ordering::Release);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+}
+
+async fn run(
+    client: Arc<GrpcClient>,
+    keys: Keys,
+    request: WatchRequest,
+    after: Revision,
+    feed: Feed,
+    mut closed: watch::Receiver<bool>,
+) {
+    let stream = tokio::select! {
+        opened = client.open_stream::<_, WatchResponse>(WATCH, "Watch", &request) => opened,
+        _ = closed.wait_for(|c| *c) => return,
+    };
+    let (_requests, mut responses) = match stream {
+        Ok(stream) => stream,
+        Err(e) => {
+            feed.send(Item::Failed(plain(e)));
+            return;
+        }
+    };
+    // `_requests` stays alive: etcd ends a watch stream whose client side ends.
+    loop {
+        let next = tokio::select! {
+            next = responses.message() => next,
+            _ = closed.wait_for(|c| *c) => return,
+            () = feed.tx.closed() => return,
+        };
+        let item = match next {
+            Ok(Some(response)) => match interpret(&keys, response, after) {
+                Some(item) => item,
+                None => continue,
+            },
+            Ok(None) => Item::Failed(StorageError::Unavailable(
+                "etcd: the watch stream ended".into(),
+            )),
+            Err(e) => Item::Failed(plain(e)),
+        };
+        let last = matches!(item, Item::Failed(_));
+        if !feed.send(item) || last {
+            return;
+        }
+    }
+}
+
+fn wire(r: Revision) -> i64 {
+    i64::try_from(r.get()).unwrap_or(i64::MAX)
+}
+
+/// What one response means for the watcher (`None`: nothing).
+fn interpret(keys: &Keys, response: WatchResponse, after: Revision) -> Option<Item> {
+    if response.compact_revision != 0 {
+        return Some(Item::Failed(StorageError::Compacted {
+            requested: after,
+            compacted: Revision(u64::try_from(response.compact_revision).unwrap_or(0)),
+        }));
+    }
+    if response.canceled {
+        return Some(Item::Failed(StorageError::Unavailable(format!(
+            "etcd: watch canceled: {}",
+            response.cancel_reason
+        ))));
+    }
+    if response.events.is_empty() {
+        let at = Revision(revision_of(response.header.as_ref()));
+        return (!response.created).then_some(Item::Progress(at));
+    }
+    let events: Vec<Event> = response
+        .events
+        .into_iter()
+        .filter(|e| {
+            e.kv.as_ref()
+                .is_some_and(|kv| kv.mod_revision > wire(after))
+        })
+        .filter_map(|e| {
+            let prev = e.prev_kv.map(|kv| key_value(keys, kv));
+            let kv = key_value(keys, e.kv?);
+            let key: Bytes = kv.key.clone();
+            Some(if e.r#type == EVENT_DELETE {
+                Event {
+                    kind: EventKind::Delete,
+                    key,
+                    revision: kv.mod_revision,
+                    kv: None,
+                    prev,
+                }
+            } else {
+                Event {
+                    kind: EventKind::Put,
+                    key,
+                    revision: kv.mod_revision,
+                    kv: Some(kv),
+                    prev,
+                }
+            })
+        })
+        .collect();
+    if events.is_empty() {
+        return None;
+    }
+    let last = events.last().map_or(after, |e| e.revision);
+    let events = Events::new(Arc::new(Batch::new(events)), 0, None);
+    Some(Item::Events(events, last))
+}
+
+impl EtcdWatch {
+    fn take(&mut self, item: Option<Item>) -> Option<Option<Result<Events, StorageError>>> {
+        match item {
+            None if self.lagged.swap(false, Ordering::AcqRel) => {
+                Some(Some(Err(StorageError::Lagged)))
+            }
+            None => Some(None),
+            Some(Item::Events(events, last)) => {
+                self.progress = self.progress.max(last);
+                Some(Some(Ok(events)))
+            }
+            Some(Item::Progress(at)) => {
+                self.progress = self.progress.max(at);
+                None
+            }
+            Some(Item::Failed(e)) => Some(Some(Err(e))),
+        }
+    }
+}
+
+impl WatchStream for EtcdWatch {
+    fn poll_next_batch(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Events, StorageError>>> {
+        loop {
+            let item = std::task::ready!(self.items.poll_recv(cx));
+            if let Some(out) = self.take(item) {
+                return Poll::Ready(out);
+            }
+        }
+    }
+
+    fn try_next_batch(&mut self) -> Option<Result<Events, StorageError>> {
+        loop {
+            let item = match self.items.try_recv() {
+                Ok(item) => Some(item),
+                Err(mpsc::error::TryRecvError::Empty) => return None,
+                Err(mpsc::error::TryRecvError::Disconnected) => None,
+            };
+            if let Some(out) = self.take(item) {
+                return out;
+            }
+        }
+    }
+
+    fn progress(&self) -> Revision {
+        self.progress
+    }
+}

@@ -1,0 +1,224 @@
+//! The client: one HTTP/2 connection carries every call (a dead one is
+//! replaced on the next call); unary calls are bounded by the client's
+//! timeout, connecting included; streaming calls are bounded until their
+//! answer starts and then live as long as their caller keeps them.
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::client::conn::http2::SendRequest;
+use tokio::sync::mpsc;
+
+use super::body::RequestBody;
+use super::status::{
+    DEADLINE_EXCEEDED, INTERNAL, RpcError, UNAVAILABLE, UNKNOWN, encode_frame, status_of,
+    take_frame,
+};
+use super::transport::Transport;
+
+/// A gRPC client of one server (or one list of equivalent endpoints).
+pub struct GrpcClient {
+    transport: Transport,
+    timeout: Duration,
+    connection: tokio::sync::Mutex<Option<SendRequest<RequestBody>>>,
+}
+
+impl GrpcClient {
+    /// A client that connects on its first call.
+    pub fn new(transport: Transport, timeout: Duration) -> GrpcClient {
+        GrpcClient {
+            transport,
+            timeout,
+            connection: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Calls `service`/`method` with `request`, within the timeout. Must run
+    /// inside a tokio runtime (the connection's task is spawned on it).
+    pub async fn call<Req, Resp>(
+        &self,
+        service: &str,
+        method: &str,
+        request: &Req,
+    ) -> Result<Resp, RpcError>
+    where
+        Req: prost::Message,
+        Resp: prost::Message + Default,
+    {
+        let call = async {
+            let body = RequestBody::Once(Some(encode_frame(request)?));
+            let response = self.send(service, method, body).await?;
+            let mut messages = ResponseStream::<Resp>::new(response)?;
+            match messages.message().await? {
+                Some(message) => {
+                    // The trailers carry the call's status.
+                    messages.message().await?;
+                    Ok(message)
+                }
+                None => Err(RpcError::new(INTERNAL, "grpc: no response message")),
+            }
+        };
+        tokio::time::timeout(self.timeout, call)
+            .await
+            .unwrap_or_else(|_| Err(deadline_exceeded()))
+    }
+
+    /// Opens a streaming call whose first request is `first`; later requests
+    /// go through the returned sender, and the call ends when the stream is
+    /// dropped (the sender too: a server may end the call when the client's
+    /// side ends).
+    pub async fn open_stream<Req, Resp>(
+        &self,
+        service: &str,
+        method: &str,
+        first: &Req,
+    ) -> Result<(mpsc::Sender<Bytes>, ResponseStream<Resp>), RpcError>
+    where
+        Req: prost::Message,
+        Resp: prost::Message + Default,
+    {
+        let (requests, outgoing) = mpsc::channel(8);
+        requests
+            .try_send(encode_frame(first)?)
+            .map_err(|_| RpcError::new(INTERNAL, "the request channel is closed"))?;
+        let open = self.send(service, method, RequestBody::Stream(outgoing));
+        let response = tokio::time::timeout(self.timeout, open)
+            .await
+            .unwrap_or_else(|_| Err(deadline_exceeded()))?;
+        Ok((requests, ResponseStream::new(response)?))
+    }
+
+    async fn send(
+        &self,
+        service: &str,
+        method: &str,
+        body: RequestBody,
+    ) -> Result<http::Response<Incoming>, RpcError> {
+        let mut sender = self.ready_sender().await?;
+        let millis = self.timeout.as_millis().clamp(1, 99_999_999);
+        let mut request = http::Request::post(format!(
+            "http://{}/{service}/{method}",
+            self.transport.authority()
+        ))
+        .header(http::header::CONTENT_TYPE, "application/grpc")
+        .header(http::header::TE, "trailers")
+        .header(http::header::USER_AGENT, "cairn-apiserver grpc");
+        if matches!(body, RequestBody::Once(_)) {
+            // gRPC allows at most eight digits of milliseconds.
+            request = request.header("grpc-timeout", format!("{millis}m"));
+        }
+        let request = request
+            .body(body)
+            .map_err(|e| RpcError::new(INTERNAL, e.to_string()))?;
+        match sender.send_request(request).await {
+            Ok(response) => Ok(response),
+            Err(e) => {
+                *self.connection.lock().await = None;
+                Err(RpcError::new(
+                    UNAVAILABLE,
+                    format!("error reading from server: {e}"),
+                ))
+            }
+        }
+    }
+
+    /// The live connection's sender, connecting when there is none or the
+    /// old one died (the server restarted).
+    async fn ready_sender(&self) -> Result<SendRequest<RequestBody>, RpcError> {
+        let mut connection = self.connection.lock().await;
+        if let Some(sender) = connection.as_mut()
+            && sender.ready().await.is_ok()
+        {
+            return Ok(sender.clone());
+        }
+        *connection = None;
+        let sender = self.transport.connect().await?;
+        *connection = Some(sender.clone());
+        Ok(sender)
+    }
+}
+
+fn deadline_exceeded() -> RpcError {
+    RpcError::new(DEADLINE_EXCEEDED, "context deadline exceeded")
+}
+
+/// The messages of a call's answer, then its status.
+pub struct ResponseStream<Resp> {
+    body: Option<Incoming>,
+    buffer: BytesMut,
+    _message: PhantomData<fn() -> Resp>,
+}
+
+impl<Resp: prost::Message + Default> ResponseStream<Resp> {
+    fn new(response: http::Response<Incoming>) -> Result<ResponseStream<Resp>, RpcError> {
+        if response.status() != http::StatusCode::OK {
+            return Err(RpcError::new(
+                UNKNOWN,
+                format!(
+                    "unexpected HTTP status code received from server: {}",
+                    response.status().as_u16()
+                ),
+            ));
+        }
+        // A trailers-only answer puts the status in the headers.
+        if let Some(status) = status_of(response.headers()) {
+            return Err(
+                status.unwrap_or_else(|| RpcError::new(INTERNAL, "empty error with OK status"))
+            );
+        }
+        Ok(ResponseStream {
+            body: Some(response.into_body()),
+            buffer: BytesMut::new(),
+            _message: PhantomData,
+        })
+    }
+
+    /// The next message; `None` once the call ended with status OK.
+    /// Cancel-safe: a partly received message stays buffered.
+    pub async fn message(&mut self) -> Result<Option<Resp>, RpcError> {
+        loop {
+            if let Some(message) = take_frame(&mut self.buffer)? {
+                return Ok(Some(message));
+            }
+            let Some(body) = self.body.as_mut() else {
+                return Ok(None);
+            };
+            let frame = match body.frame().await {
+                Some(Ok(frame)) => frame,
+                Some(Err(e)) => {
+                    self.body = None;
+                    return Err(RpcError::new(
+                        UNAVAILABLE,
+                        format!("error reading from server: {e}"),
+                    ));
+                }
+                None => {
+                    self.body = None;
+                    return Err(RpcError::new(
+                        INTERNAL,
+                        "server closed the stream without sending trailers",
+                    ));
+                }
+            };
+            match frame.into_data() {
+                Ok(data) => self.buffer.extend_from_slice(&data),
+                Err(frame) => {
+                    self.body = None;
+                    let trailers = frame.into_trailers().unwrap_or_default();
+                    return match status_of(&trailers) {
+                        None => Err(RpcError::new(
+                            INTERNAL,
+                            "server closed the stream without sending trailers",
+                        )),
+                        Some(Some(error)) => Err(error),
+                        Some(None) if self.buffer.is_empty() => Ok(None),
+                        Some(None) => Err(RpcError::new(INTERNAL, "grpc: truncated message")),
+                    };
+                }
+            }
+        }
+    }
+}

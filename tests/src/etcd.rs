@@ -1,0 +1,137 @@
+//! A real etcd for black-box tests (Debian's `etcd-server`): started on
+//! free loopback ports with its own data directory, killed on drop; and
+//! reads through etcd's JSON gateway to compare with what cairn reports.
+//! `CAIRN_STORAGE=etcd` makes every `Server::start*` run on one of these.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::{client, free_port};
+
+/// Whether the black-box suites run on etcd (`CAIRN_STORAGE=etcd`).
+#[must_use]
+pub fn requested() -> bool {
+    std::env::var("CAIRN_STORAGE").is_ok_and(|v| v == "etcd")
+}
+
+/// One etcd member.
+pub struct Etcd {
+    child: Option<Child>,
+    pub port: u16,
+    peer_port: u16,
+    pub data_dir: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Etcd {
+    /// A member on a fresh data directory.
+    #[must_use]
+    pub fn start() -> Etcd {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut etcd = Etcd::start_on(&dir.path().join("etcd"));
+        etcd._dir = Some(dir);
+        etcd
+    }
+
+    /// A member on `data_dir` (kept across restarts).
+    #[must_use]
+    pub fn start_on(data_dir: &Path) -> Etcd {
+        let mut etcd = Etcd {
+            child: None,
+            port: free_port(),
+            peer_port: free_port(),
+            data_dir: data_dir.to_path_buf(),
+            _dir: None,
+        };
+        etcd.resume();
+        etcd
+    }
+
+    /// `http://127.0.0.1:<port>`, what `--etcd-servers` takes.
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Starts the process again on the same ports and data (after `kill`).
+    pub fn resume(&mut self) {
+        assert!(self.child.is_none(), "etcd is running");
+        let url = self.url();
+        let peer = format!("http://127.0.0.1:{}", self.peer_port);
+        let log = std::fs::File::create(self.data_dir.with_extension("log")).expect("etcd log");
+        let child = Command::new("etcd")
+            .arg("--name=cairn-test")
+            .arg(format!("--data-dir={}", self.data_dir.display()))
+            .arg(format!("--listen-client-urls={url}"))
+            .arg(format!("--advertise-client-urls={url}"))
+            .arg(format!("--listen-peer-urls={peer}"))
+            .arg(format!("--initial-advertise-peer-urls={peer}"))
+            .arg(format!("--initial-cluster=cairn-test={peer}"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("etcd is installed (apt-get install etcd-server)");
+        self.child = Some(child);
+        self.wait_healthy();
+    }
+
+    fn wait_healthy(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(r) = client::request(self.port, "GET", "/health", &[], None)
+                && r.status == 200
+            {
+                return;
+            }
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!("etcd exited ({status}) at start-up");
+            }
+            assert!(Instant::now() < deadline, "etcd did not become healthy");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills the process (the data stays).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// A Range of one key through etcd's JSON gateway: the response's
+    /// revision and the key's `mod_revision`, if it exists.
+    #[must_use]
+    pub fn get(&self, key: &str) -> (u64, Option<u64>) {
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let body = serde_json::json!({ "key": b64.encode(key) }).to_string();
+        let r = client::request(
+            self.port,
+            "POST",
+            "/v3/kv/range",
+            &[],
+            Some(body.as_bytes()),
+        )
+        .expect("etcd range");
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let v: Value = serde_json::from_slice(&r.body).expect("json");
+        let number = |v: &Value| v.as_str().and_then(|s| s.parse().ok());
+        let revision = number(&v["header"]["revision"]).expect("revision");
+        let mod_revision = v["kvs"].get(0).and_then(|kv| number(&kv["mod_revision"]));
+        (revision, mod_revision)
+    }
+}
+
+impl Drop for Etcd {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,0 +1,174 @@
+//! cairn-apiserver on a real etcd (`--etcd-servers`): objects are etcd keys
+//! under `/registry`, resourceVersions are etcd revisions, conflicts are
+//! 409s, and an etcd that goes away fails readiness and mutations with a
+//! Status (never a hang) until it returns.
+
+use std::process::Command;
+
+use cairn_tests::etcd::Etcd;
+use cairn_tests::{Server, binary, wait_until};
+use serde_json::{Value, json};
+
+const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+fn configmap(name: &str, value: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": value}})
+}
+
+fn rv(object: &Value) -> u64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("resourceVersion in {object}"))
+}
+
+#[test]
+fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
+    let etcd = Etcd::start();
+    let s = Server::start(&["--etcd-servers", &etcd.url()]);
+    let created = s.post(CONFIGMAPS, &configmap("one", "a"));
+    assert_eq!(created.status, 201, "{}", created.text());
+    let created = created.json();
+    let (_, stored) = etcd.get("/registry/configmaps/default/one");
+    assert_eq!(
+        stored,
+        Some(rv(&created)),
+        "the resourceVersion is the key's mod_revision"
+    );
+
+    let mut watch = s.watch(&format!(
+        "{CONFIGMAPS}?watch=true&resourceVersion={}",
+        rv(&created)
+    ));
+    let got = s.get(&format!("{CONFIGMAPS}/one")).json();
+    assert_eq!(
+        (got["data"]["k"].clone(), rv(&got)),
+        (json!("a"), rv(&created))
+    );
+
+    let mut update = created.clone();
+    update["data"]["k"] = json!("b");
+    let updated = s.put(&format!("{CONFIGMAPS}/one"), &update);
+    assert_eq!(updated.status, 200, "{}", updated.text());
+    let updated = updated.json();
+    assert_eq!(
+        etcd.get("/registry/configmaps/default/one").1,
+        Some(rv(&updated))
+    );
+    assert!(rv(&updated) > rv(&created));
+
+    let stale = s.put(&format!("{CONFIGMAPS}/one"), &update);
+    assert_eq!(
+        stale.status, 409,
+        "an update at an old resourceVersion conflicts"
+    );
+    assert_eq!(stale.json()["reason"], json!("Conflict"));
+    assert_eq!(s.post(CONFIGMAPS, &configmap("one", "x")).status, 409);
+
+    assert_eq!(s.post(CONFIGMAPS, &configmap("two", "c")).status, 201);
+    let list = s.get(CONFIGMAPS).json();
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().expect("name"))
+        .collect();
+    assert!(
+        names.contains(&"one") && names.contains(&"two"),
+        "{names:?}"
+    );
+    let (etcd_revision, _) = etcd.get("/registry/configmaps/default/two");
+    assert_eq!(
+        rv(&list),
+        etcd_revision,
+        "a list is served at etcd's current revision"
+    );
+
+    assert_eq!(s.delete(&format!("{CONFIGMAPS}/one")).status, 200);
+    assert_eq!(etcd.get("/registry/configmaps/default/one").1, None);
+    let seen: Vec<(String, String)> = (0..3)
+        .map(|_| {
+            let e = watch.next_event().expect("event");
+            (
+                e["type"].as_str().expect("type").to_string(),
+                e["object"]["metadata"]["name"]
+                    .as_str()
+                    .expect("name")
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [("MODIFIED", "one"), ("ADDED", "two"), ("DELETED", "one")]
+            .map(|(t, n)| (t.to_string(), n.to_string()))
+    );
+}
+
+#[test]
+fn losing_etcd_fails_readiness_and_writes_until_it_returns() {
+    let mut etcd = Etcd::start();
+    let s = Server::start(&["--etcd-servers", &etcd.url()]);
+    let ready = s.get("/readyz?verbose");
+    assert_eq!(ready.status, 200);
+    assert!(ready.text().contains("[+]etcd ok"), "{}", ready.text());
+
+    etcd.kill();
+    wait_until("readyz to fail", || s.get("/readyz").status != 200);
+    let verbose = s.get("/readyz?verbose").text();
+    assert!(verbose.contains("[-]etcd failed"), "{verbose}");
+    let refused = s.post(CONFIGMAPS, &configmap("down", "a"));
+    assert!(
+        matches!(refused.status, 503 | 504),
+        "{} {}",
+        refused.status,
+        refused.text()
+    );
+    let status = refused.json();
+    assert_eq!(status["kind"], json!("Status"));
+    assert_eq!(status["code"], json!(refused.status));
+
+    etcd.resume();
+    wait_until("readyz to recover", || s.get("/readyz").status == 200);
+    assert_eq!(s.post(CONFIGMAPS, &configmap("back", "a")).status, 201);
+}
+
+#[test]
+fn bad_etcd_flags_stop_the_start_with_one_line() {
+    for (args, flag) in [
+        (vec!["--etcd-servers", "127.0.0.1:2379"], "--etcd-servers"),
+        (
+            vec![
+                "--etcd-servers",
+                "http://127.0.0.1:2379",
+                "--etcd-prefix",
+                "registry",
+            ],
+            "--etcd-prefix",
+        ),
+        (
+            vec![
+                "--etcd-servers",
+                "https://127.0.0.1:2379",
+                "--etcd-cafile",
+                "/nonexistent/ca.pem",
+            ],
+            "--etcd-cafile",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = Command::new(binary())
+            .arg("--data-dir")
+            .arg(dir.path().join("data"))
+            .args(["--secure-port", "0", "--insecure-port", "0"])
+            .args(&args)
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].contains(flag), "{stderr}");
+        assert!(!dir.path().join("data").exists(), "nothing is written");
+    }
+}
