@@ -3,7 +3,7 @@
 //! in the server (its in-flight place taken, its deadline running) for as
 //! long as the test wants, with no timing in the test.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -72,26 +72,9 @@ fn answer(stream: TcpStream, state: &(Mutex<(usize, bool)>, Condvar)) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut writer = stream;
     loop {
-        let mut length = 0usize;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
+        let Some(body) = crate::http_request::read_body(&mut reader) else {
             return;
-        }
+        };
         let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if review["spec"]["user"] == "slow" {
             let (lock, changed) = state;

@@ -12,6 +12,7 @@ pub mod authz_gate;
 pub mod client;
 pub mod clients;
 pub mod etcd;
+pub mod http_request;
 pub mod k8s_proto;
 pub mod kms_plugin;
 pub mod linearizability;

@@ -4,7 +4,7 @@
 //! conditions keep requests away from it, and the file is re-read when it
 //! changes. (Refusals at start: `authz_config.rs`.)
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -72,26 +72,9 @@ fn serve(
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut writer = stream;
     loop {
-        let mut length = 0usize;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
+        let Some(body) = cairn_tests::http_request::read_body(&mut reader) else {
             return;
-        }
+        };
         let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let status = decide(&review["spec"]);
         calls.fetch_add(1, Ordering::SeqCst);

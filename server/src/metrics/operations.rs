@@ -26,7 +26,7 @@ const DEPRECATED: Definition = Definition::stable(
     "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
 );
 const DROPPED: Definition = Definition::alpha(
-    "apiserver_dropped_requests",
+    "apiserver_dropped_requests_total",
     "Number of requests dropped with 'Try again later' response",
 );
 const READ_VS_WRITE: Definition = Definition::alpha(
@@ -34,11 +34,11 @@ const READ_VS_WRITE: Definition = Definition::alpha(
     "Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution",
 );
 const AUDIT_EVENTS: Definition = Definition::alpha(
-    "apiserver_audit_event",
+    "apiserver_audit_event_total",
     "Counter of audit events generated and sent to the audit backend.",
 );
 const AUDIT_ERRORS: Definition = Definition::alpha(
-    "apiserver_audit_error",
+    "apiserver_audit_error_total",
     "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
 );
 

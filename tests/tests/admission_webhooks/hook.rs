@@ -2,7 +2,7 @@
 //! its own signs a serving certificate for 127.0.0.1; each AdmissionReview
 //! is kept and answered by the test's function of the review's request.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
@@ -98,26 +98,9 @@ fn serve(
 ) {
     let mut reader = BufReader::new(stream);
     loop {
-        let mut length = 0usize;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
+        let Some(body) = cairn_tests::http_request::read_body(&mut reader) else {
             return;
-        }
+        };
         let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         reviews.lock().expect("lock").push(review.clone());
         let mut response = decide(&review["request"]);

@@ -96,7 +96,7 @@ fn a_validating_webhook_denies_with_its_message() {
     assert_eq!(request["options"]["kind"], "CreateOptions");
     let metrics = s.get("/metrics").text();
     for series in [
-        "apiserver_admission_webhook_rejection_count_total{name=\"deny.cairn.test\",type=\"validating\",operation=\"CREATE\",error_type=\"no_error\",rejection_code=\"403\"}",
+        "apiserver_admission_webhook_rejection_count{name=\"deny.cairn.test\",type=\"validating\",operation=\"CREATE\",error_type=\"no_error\",rejection_code=\"403\"}",
         "apiserver_admission_webhook_request_total{name=\"deny.cairn.test\",type=\"validating\",operation=\"CREATE\",code=\"200\",rejected=\"false\"} 1",
         "apiserver_admission_webhook_admission_duration_seconds_count{name=\"deny.cairn.test\",type=\"validating\",operation=\"CREATE\",rejected=\"true\"}",
     ] {

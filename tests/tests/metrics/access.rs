@@ -47,8 +47,8 @@ fn monitoring_may_scrape_anonymous_and_ordinary_users_may_not() {
     assert_eq!(scraped.status, 200, "{}", scraped.text());
     let Some(py) = python() else { return };
     let page = Page::parse(&py, &scraped.text(), false);
-    assert!(page.value("authentication_attempts", &[("result", "failure")]) >= 1.0);
-    assert!(page.value("authentication_attempts", &[("result", "success")]) >= 4.0);
+    assert!(page.value("authentication_attempts_total", &[("result", "failure")]) >= 1.0);
+    assert!(page.value("authentication_attempts_total", &[("result", "success")]) >= 4.0);
     assert!(
         page.value(
             "authenticated_user_requests_total",
@@ -69,7 +69,7 @@ fn monitoring_may_scrape_anonymous_and_ordinary_users_may_not() {
         0.0,
         "no opinion is no decision"
     );
-    assert_eq!(page.describe("authorization_attempts_total").0, "counter");
+    assert_eq!(page.describe("authorization_attempts").0, "counter");
     // Refused by authorization before any handler: not a served request.
     let refused = [("resource", "configmaps"), ("code", "403")];
     assert_eq!(page.value("apiserver_request_total", &refused), 0.0);

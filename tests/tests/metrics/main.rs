@@ -289,7 +289,7 @@ fn known_traffic_is_counted_as_kube_counts_it() {
             1
         );
     }
-    assert!(page.value("authentication_attempts", &[("result", "success")]) >= 10.0);
+    assert!(page.value("authentication_attempts_total", &[("result", "success")]) >= 10.0);
     assert!(page.value("process_resident_memory_bytes", &[]) > 1e6);
     assert!(page.value("process_open_fds", &[]) >= 3.0);
     assert!(page.value("process_start_time_seconds", &[]) > 1.6e9);
