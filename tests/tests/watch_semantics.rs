@@ -30,9 +30,18 @@ fn bookmark_at_the_end_of_a_timeout() {
     w.set_timeout(Duration::from_secs(10));
     let ev = w.next_event().expect("a bookmark");
     assert_eq!(ev["type"], "BOOKMARK");
+    // The bookmark carries the newest revision the server has seen: the
+    // event's, or a later one when the server wrote since (its own
+    // controllers do).
+    let bookmark_rv = rv_of(&ev["object"]);
+    assert!(
+        bookmark_rv.parse::<u64>().expect("numeric")
+            >= rv_of(&created).parse::<u64>().expect("numeric"),
+        "{ev}"
+    );
     assert_eq!(
         ev["object"],
-        json!({"kind": "Event", "apiVersion": "v1", "metadata": {"resourceVersion": rv_of(&created)}})
+        json!({"kind": "Event", "apiVersion": "v1", "metadata": {"resourceVersion": bookmark_rv}})
     );
     assert!(w.next_event().is_none() && w.ended());
     // Without allowWatchBookmarks there is none.
