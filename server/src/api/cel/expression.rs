@@ -284,3 +284,33 @@ fn evident(e: &IdedExpr) -> Option<Evident> {
         _ => None,
     }
 }
+
+/// Kubernetes' `matchConditions` rule, shared by admission and
+/// authorization webhooks: the first condition that evaluates to false
+/// decides "no match"; otherwise any error (or non-boolean) fails the whole
+/// evaluation with every such error; all true is a match.
+pub fn all_match<'a>(
+    conditions: impl IntoIterator<Item = &'a Expression>,
+    mut evaluate: impl FnMut(&Expression) -> Result<cel::Value, String>,
+) -> Result<bool, String> {
+    let mut errors = Vec::new();
+    for condition in conditions {
+        match evaluate(condition) {
+            Ok(cel::Value::Bool(true)) => {}
+            Ok(cel::Value::Bool(false)) => return Ok(false),
+            Ok(_) => errors.push(format!(
+                "cel evaluation error: expression '{}' did not evaluate to a boolean",
+                condition.source()
+            )),
+            Err(e) => errors.push(format!(
+                "cel evaluation error: expression '{}' resulted in error: {e}",
+                condition.source()
+            )),
+        }
+    }
+    if errors.is_empty() {
+        Ok(true)
+    } else {
+        Err(errors.join(", "))
+    }
+}

@@ -20,7 +20,7 @@ mod tests;
 
 use std::sync::Arc;
 
-use cel::Value as Cel;
+use crate::api::cel::expression::all_match;
 use hyper::body::Bytes;
 use serde_json::Value;
 
@@ -65,26 +65,9 @@ impl Webhook {
     /// decides at once; errors otherwise make the whole evaluation fail.
     fn matches(&self, request: &Value) -> Result<bool, String> {
         let mut budget = RUNTIME_CEL_COST_BUDGET;
-        let mut errors = Vec::new();
-        for condition in &self.config.match_conditions {
-            match condition.evaluate_verbatim(&[(REQUEST, request)], &mut budget) {
-                Ok(Cel::Bool(true)) => {}
-                Ok(Cel::Bool(false)) => return Ok(false),
-                Ok(_) => errors.push(format!(
-                    "cel evaluation error: expression '{}' did not evaluate to a boolean",
-                    condition.source()
-                )),
-                Err(e) => errors.push(format!(
-                    "cel evaluation error: expression '{}' resulted in error: {e}",
-                    condition.source()
-                )),
-            }
-        }
-        if errors.is_empty() {
-            Ok(true)
-        } else {
-            Err(errors.join(", "))
-        }
+        all_match(&self.config.match_conditions, |condition| {
+            condition.evaluate_verbatim(&[(REQUEST, request)], &mut budget)
+        })
     }
 
     /// The failure policy's decision when the webhook could not decide.
