@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod app;
+mod app_serving;
 pub mod config;
 pub mod controllers;
 pub mod http;
