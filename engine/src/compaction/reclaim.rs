@@ -210,6 +210,15 @@ pub(crate) fn reclaim(shared: &Shared, force: bool) -> Result<ReclaimStats> {
             segments.remove(&s.id);
         }
     }
+    // The scan faulted every page of the inputs in, and the housekeeper's
+    // periodic unmapping no longer sees them: give the pages back now. A
+    // reader still holding a slice keeps the mapping (and the file), not
+    // the pages.
+    for seg in &inputs {
+        if let Err(e) = seg.release_pages() {
+            tracing::warn!(segment = %seg.path.display(), error = %e, "could not unmap a compacted segment's pages");
+        }
+    }
     // Deleted by the housekeeper once no reader maps them (see housekeeping).
     for seg in &inputs {
         let id = u64::from(seg.id);
