@@ -61,19 +61,15 @@ fn record(c: &mut Criterion) {
     }
     group.bench_function("authentication", |b| {
         b.iter(|| {
-            metrics::global().authn.observe(
-                Outcome::Success,
-                Duration::from_micros(3),
-                Some("system:admin"),
-            );
+            metrics::global()
+                .authn
+                .observe(Outcome::Success, 3_000, Some("system:admin"));
         });
     });
     let decisions = Decisions::new("RBAC", "rbac");
     group.bench_function("authorization", |b| {
         b.iter(|| {
-            metrics::global()
-                .authz
-                .observe(Verdict::Allowed, Duration::from_micros(2));
+            metrics::global().authz.observe(Verdict::Allowed, 2_000);
             decisions.record(true);
         });
     });
@@ -81,30 +77,24 @@ fn record(c: &mut Criterion) {
     let target = create.resource.as_ref().expect("a resource request");
     group.bench_function("create_everything", |b| {
         b.iter(|| {
-            metrics::global().authn.observe(
-                Outcome::Success,
-                Duration::from_micros(3),
-                Some("system:admin"),
-            );
             metrics::global()
-                .authz
-                .observe(Verdict::Allowed, Duration::from_micros(2));
+                .authn
+                .observe(Outcome::Success, 3_000, Some("system:admin"));
+            metrics::global().authz.observe(Verdict::Allowed, 2_000);
             decisions.record(true);
             executing.add(1);
             let admission = &metrics::global().admission;
-            let took = Duration::from_micros(1);
-            admission.observe_step(Step::Admit, "CREATE", false, took);
-            admission.observe_controller(
-                "NamespaceLifecycle",
-                Step::Validate,
-                "CREATE",
-                false,
-                took,
+            let admit = admission.phase(Step::Admit, "CREATE");
+            admission.observe_step(admit, false, 1_000);
+            let validate = admission.phase(Step::Validate, "CREATE");
+            let plugin = admission.plugin("NamespaceLifecycle");
+            admission.observe_controller(plugin, "NamespaceLifecycle", validate, false, 1_000);
+            admission.observe_step(validate, false, 1_000);
+            metrics::global().storage.observe(
+                "create",
+                b"/registry/configmaps/bench/c1",
+                Duration::from_micros(1),
             );
-            admission.observe_step(Step::Validate, "CREATE", false, took);
-            metrics::global()
-                .storage
-                .observe("create", b"/registry/configmaps/bench/c1", took);
             let reported = Reported {
                 verb: "POST",
                 dry_run: "",

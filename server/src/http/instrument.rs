@@ -5,7 +5,6 @@
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use bytes::Bytes;
 use http::Response;
@@ -14,6 +13,7 @@ use http_body_util::BodyExt;
 
 use crate::http::body::Body;
 use crate::http::params::Query;
+use crate::metrics::clock::Stamp;
 use crate::metrics::labels;
 use crate::metrics::request::{InflightGuard, Observed};
 use crate::request::info::{RequestInfo, ResourceInfo};
@@ -21,7 +21,7 @@ use crate::request::info::{RequestInfo, ResourceInfo};
 /// One resource request being measured.
 pub struct Measured<'a> {
     labels: Observed<'a>,
-    started: Instant,
+    started: Stamp,
     long_running: bool,
     _in_flight: Option<InflightGuard>,
 }
@@ -48,7 +48,7 @@ impl<'a> Measured<'a> {
                 scope: labels::scope(info),
                 code: 0,
             },
-            started: Instant::now(),
+            started: Stamp::now(),
             long_running,
             _in_flight: in_flight,
         }
@@ -68,13 +68,16 @@ impl<'a> Measured<'a> {
             return track(resp, move |_| {
                 drop(gauge);
                 let observed = owned.observed();
-                crate::metrics::global()
-                    .requests
-                    .observe(&observed, started.elapsed(), true, None);
+                crate::metrics::global().requests.observe(
+                    &observed,
+                    started.elapsed_nanos(),
+                    true,
+                    None,
+                );
             });
         }
         let size = resp.body().size_hint().exact();
-        metrics.observe(&observed, self.started.elapsed(), false, size);
+        metrics.observe(&observed, self.started.elapsed_nanos(), false, size);
         if size.is_some() {
             return resp;
         }

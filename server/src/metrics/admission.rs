@@ -5,7 +5,6 @@
 //! histogram.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -13,6 +12,7 @@ use crate::metrics::histogram::Histogram;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::family::Family;
 
+use super::clock;
 use super::definition::Definition;
 use super::registry::MetricsRegistry;
 
@@ -66,10 +66,21 @@ type Histograms<S> = Family<S, Histogram, fn() -> Histogram>;
 /// The operations admission names, in slot order.
 const OPERATIONS: [&str; 4] = ["CREATE", "UPDATE", "DELETE", "CONNECT"];
 
-/// A (step, operation, rejected) combination's place among the slots.
-fn slot(step: Step, operation: &str, rejected: bool) -> Option<usize> {
-    let op = OPERATIONS.iter().position(|o| *o == operation)?;
-    Some((step as usize * OPERATIONS.len() + op) * 2 + usize::from(rejected))
+/// Where one phase of one operation records, worked out once per phase
+/// rather than once per plugin.
+#[derive(Clone, Copy, Debug)]
+pub struct Phase {
+    step: Step,
+    operation: &'static str,
+    /// The slot of an accepted write (a rejected one is the next), if the
+    /// operation is one of kube's four.
+    accepted: Option<usize>,
+}
+
+impl Phase {
+    fn slot(self, rejected: bool) -> Option<usize> {
+        self.accepted.map(|at| at + usize::from(rejected))
+    }
 }
 
 const SLOTS: usize = 2 * OPERATIONS.len() * 2;
@@ -90,7 +101,8 @@ pub struct AdmissionMetrics {
 /// Plugins kept in slots; any beyond are found through the family.
 const PLUGINS: usize = 32;
 
-struct PluginSeries {
+/// One plugin's series, found once and kept by the chain that runs it.
+pub struct PluginSeries {
     name: &'static str,
     slots: [OnceLock<Histogram>; SLOTS],
 }
@@ -100,8 +112,8 @@ fn rejected_label(rejected: bool) -> &'static str {
 }
 
 impl AdmissionMetrics {
-    /// `name`'s slots, claimed on its first decision.
-    fn plugin(&self, name: &'static str) -> Option<&PluginSeries> {
+    /// `name`'s slots, claimed on first use; `None` past the slots kept.
+    pub fn plugin(&self, name: &'static str) -> Option<&PluginSeries> {
         let same = |p: &&PluginSeries| std::ptr::eq(p.name, name) || p.name == name;
         if let Some(found) = self.plugins.iter().map_while(OnceLock::get).find(same) {
             return Some(found);
@@ -130,21 +142,30 @@ impl AdmissionMetrics {
         metrics
     }
 
-    /// One phase of the chain (`operation` as admission names it: CREATE…).
-    pub fn observe_step(
-        &self,
-        step: Step,
-        operation: &'static str,
-        rejected: bool,
-        took: Duration,
-    ) {
-        let labels = || StepLabels {
-            r#type: step.label(),
+    /// Where `step` of an `operation` (as admission names it: CREATE…)
+    /// records.
+    #[must_use]
+    pub fn phase(&self, step: Step, operation: &'static str) -> Phase {
+        let accepted = OPERATIONS
+            .iter()
+            .position(|o| *o == operation)
+            .map(|op| (step as usize * OPERATIONS.len() + op) * 2);
+        Phase {
+            step,
             operation,
+            accepted,
+        }
+    }
+
+    /// One phase of the chain, `nanos` long.
+    pub fn observe_step(&self, phase: Phase, rejected: bool, nanos: u64) {
+        let labels = || StepLabels {
+            r#type: phase.step.label(),
+            operation: phase.operation,
             rejected: rejected_label(rejected),
         };
-        let seconds = took.as_secs_f64();
-        match slot(step, operation, rejected) {
+        let seconds = clock::seconds(nanos);
+        match phase.slot(rejected) {
             Some(at) => self.steps[at]
                 .get_or_init(|| self.step.get_or_create_owned(&labels()))
                 .observe(seconds),
@@ -152,31 +173,28 @@ impl AdmissionMetrics {
         }
     }
 
-    /// One plugin's decision.
+    /// One plugin's decision, `nanos` long; `series` is what
+    /// [`AdmissionMetrics::plugin`] gave for `name`.
     pub fn observe_controller(
         &self,
+        series: Option<&PluginSeries>,
         name: &'static str,
-        step: Step,
-        operation: &'static str,
+        phase: Phase,
         rejected: bool,
-        took: Duration,
+        nanos: u64,
     ) {
         let labels = || ControllerLabels {
             name,
-            r#type: step.label(),
-            operation,
+            r#type: phase.step.label(),
+            operation: phase.operation,
             rejected: rejected_label(rejected),
         };
-        let seconds = took.as_secs_f64();
-        let Some(at) = slot(step, operation, rejected) else {
-            self.controller.get_or_create(&labels()).observe(seconds);
-            return;
-        };
-        match self.plugin(name) {
-            Some(plugin) => plugin.slots[at]
+        let seconds = clock::seconds(nanos);
+        match (series, phase.slot(rejected)) {
+            (Some(plugin), Some(at)) => plugin.slots[at]
                 .get_or_init(|| self.controller.get_or_create_owned(&labels()))
                 .observe(seconds),
-            None => self.controller.get_or_create(&labels()).observe(seconds),
+            _ => self.controller.get_or_create(&labels()).observe(seconds),
         }
     }
 }

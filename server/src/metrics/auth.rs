@@ -3,7 +3,6 @@
 //! user name.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -88,7 +87,7 @@ impl AuthnMetrics {
     }
 
     /// Records one attempt; `user` is the authenticated name on success.
-    pub fn observe(&self, outcome: Outcome, elapsed: Duration, user: Option<&str>) {
+    pub fn observe(&self, outcome: Outcome, nanos: u64, user: Option<&str>) {
         let (attempts, duration) = self.by_outcome[outcome as usize].get_or_init(|| {
             let label = ResultLabel {
                 result: outcome.label(),
@@ -99,7 +98,7 @@ impl AuthnMetrics {
             )
         });
         attempts.inc();
-        duration.observe(elapsed.as_secs_f64());
+        duration.observe(super::clock::seconds(nanos));
         if let Some(name) = user {
             let at = compressed_username(name);
             self.by_user[at]

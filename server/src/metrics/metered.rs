@@ -3,8 +3,8 @@
 //! create, update, delete; type the collection's resource).
 
 use std::sync::Arc;
-use std::time::Instant;
 
+use super::clock::{self, Stamp};
 use super::storage::StorageMetrics;
 use crate::storage::txn::{Guard, Op};
 use crate::storage::types::{GetResult, KeyRange, RangeOptions, RangeResult, Revision, Status};
@@ -46,9 +46,9 @@ fn txn_key(txn: &Txn) -> &[u8] {
 impl Storage for MeteredStorage {
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         let series = self.metrics.series("get", key);
-        let started = Instant::now();
+        let started = Stamp::now();
         self.inner.get(key, at).map(move |r| {
-            series.observe(started.elapsed().as_secs_f64());
+            series.observe(clock::seconds(started.elapsed_nanos()));
             r
         })
     }
@@ -60,18 +60,18 @@ impl Storage for MeteredStorage {
     ) -> Reply<'_, Result<RangeResult, StorageError>> {
         let operation = if opts.count_only { "count" } else { "list" };
         let series = self.metrics.series(operation, &range.start);
-        let started = Instant::now();
+        let started = Stamp::now();
         self.inner.range(range, opts).map(move |r| {
-            series.observe(started.elapsed().as_secs_f64());
+            series.observe(clock::seconds(started.elapsed_nanos()));
             r
         })
     }
 
     fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
         let series = self.metrics.series(operation(&txn), txn_key(&txn));
-        let started = Instant::now();
+        let started = Stamp::now();
         self.inner.commit(txn).map(move |r| {
-            series.observe(started.elapsed().as_secs_f64());
+            series.observe(clock::seconds(started.elapsed_nanos()));
             r
         })
     }

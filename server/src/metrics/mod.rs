@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod auth;
 pub mod authz;
+pub mod clock;
 pub mod definition;
 pub mod histogram;
 pub mod inflight;

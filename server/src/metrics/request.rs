@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::hash::BuildHasher;
 use std::sync::Arc;
-use std::time::Duration;
 
 use parking_lot::RwLock;
 use prometheus_client::encoding::EncodeLabelSet;
@@ -217,7 +216,7 @@ impl RequestMetrics {
     pub fn observe(
         &self,
         o: &Observed<'_>,
-        elapsed: Duration,
+        elapsed_nanos: u64,
         long_running: bool,
         size: Option<u64>,
     ) {
@@ -226,7 +225,7 @@ impl RequestMetrics {
             if long_running {
                 return;
             }
-            let seconds = elapsed.as_secs_f64();
+            let seconds = super::clock::seconds(elapsed_nanos);
             series.latency.observe(seconds);
             series.sli.observe(seconds);
             if let Some(slo) = &series.slo {
@@ -253,16 +252,9 @@ impl RequestMetrics {
     /// Runs `record` on the series' handles (resolved on first use), under
     /// the map's read lock: no handle is cloned per request.
     fn with_series(&self, o: &Observed<'_>, record: impl FnOnce(&Series)) {
-        let hash = self.hasher.hash_one((
-            o.verb,
-            o.dry_run,
-            o.group,
-            o.version,
-            o.resource,
-            o.subresource,
-            o.scope,
-            o.code,
-        ));
+        // The labels that tell a server's busy series apart; the rest are
+        // compared in full on a hit (`SeriesKey::matches`).
+        let hash = self.hasher.hash_one((o.code, o.verb, o.resource));
         if let Some(found) = self
             .series
             .read()

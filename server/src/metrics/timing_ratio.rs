@@ -5,11 +5,11 @@
 //! `apiserver_flowcontrol_read_vs_write_current_requests`, which the
 //! max-in-flight filter feeds.
 
-use std::time::Instant;
-
 use parking_lot::Mutex;
 use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
+
+use super::clock::Stamp;
 
 /// kube's buckets for the read-vs-write ratio.
 pub const READ_VS_WRITE_BOUNDS: [f64; 15] = [
@@ -17,7 +17,7 @@ pub const READ_VS_WRITE_BOUNDS: [f64; 15] = [
 ];
 
 struct State {
-    since: Instant,
+    since: Stamp,
     value: i64,
     /// Nanoseconds per bucket (not cumulative), the last for `+Inf`.
     nanos: Vec<u64>,
@@ -64,7 +64,7 @@ impl TimingRatio {
             denominator,
             slots,
             state: Mutex::new(State {
-                since: Instant::now(),
+                since: Stamp::now(),
                 value: 0,
                 nanos: vec![0; bounds.len() + 1],
                 weighted: 0,
@@ -76,14 +76,13 @@ impl TimingRatio {
     /// Moves the value by `delta` (a request starting or ending).
     pub fn add(&self, delta: i64) {
         let mut state = self.state.lock();
-        self.advance(&mut state, Instant::now());
+        self.advance(&mut state, Stamp::now());
         state.value += delta;
     }
 
     /// Credits the time since the last change to the current ratio.
-    fn advance(&self, state: &mut State, now: Instant) {
-        let elapsed = now.saturating_duration_since(state.since);
-        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+    fn advance(&self, state: &mut State, now: Stamp) {
+        let nanos = now.nanos_since(state.since);
         if nanos == 0 {
             return;
         }
@@ -105,7 +104,7 @@ impl TimingRatio {
     #[must_use]
     pub fn read(&self) -> Reading {
         let mut state = self.state.lock();
-        self.advance(&mut state, Instant::now());
+        self.advance(&mut state, Stamp::now());
         let buckets = self
             .bounds
             .iter()

@@ -19,6 +19,7 @@ pub mod user;
 use std::sync::Arc;
 
 use crate::api::error::ApiError;
+use crate::metrics::clock::Stamp;
 use audit::Trail;
 use authn::{Authenticators, RequestHead, insecure::InsecurePort};
 use authz::{Attributes, Authorizers, privileged::PrivilegedGroups};
@@ -67,9 +68,9 @@ impl Pipeline {
         api_domain: &str,
         trail: &mut Trail,
     ) -> Result<Arc<UserInfo>, ApiError> {
-        let started = std::time::Instant::now();
+        let started = Stamp::now();
         let authenticated = self.authenticators.authenticate(head).await;
-        record_authentication(&authenticated, started.elapsed());
+        record_authentication(&authenticated, started.elapsed_nanos());
         let requester = match authenticated {
             Ok(user) => user,
             Err(e) => {
@@ -102,9 +103,9 @@ impl Pipeline {
         trail: &mut Trail,
     ) -> Result<(), ApiError> {
         let attrs = Attributes { user, info };
-        let started = std::time::Instant::now();
+        let started = Stamp::now();
         let verdict = self.authorizers.decide(&attrs).await;
-        record_authorization(&verdict, started.elapsed());
+        record_authorization(&verdict, started.elapsed_nanos());
         trail.authorized(&verdict);
         authz::conclude(&attrs, &verdict)
     }
@@ -112,7 +113,7 @@ impl Pipeline {
 
 /// kube's authorization metrics for one request: an error counts only
 /// when no authorizer allowed or denied.
-fn record_authorization(verdict: &authz::Verdict, elapsed: std::time::Duration) {
+fn record_authorization(verdict: &authz::Verdict, nanos: u64) {
     use crate::metrics::authz::Verdict;
     let result = if verdict.allowed {
         Verdict::Allowed
@@ -123,18 +124,16 @@ fn record_authorization(verdict: &authz::Verdict, elapsed: std::time::Duration) 
     } else {
         Verdict::NoOpinion
     };
-    crate::metrics::global().authz.observe(result, elapsed);
+    crate::metrics::global().authz.observe(result, nanos);
 }
 
 /// kube's authentication metrics for one attempt.
-fn record_authentication(result: &Result<Arc<UserInfo>, ApiError>, elapsed: std::time::Duration) {
+fn record_authentication(result: &Result<Arc<UserInfo>, ApiError>, nanos: u64) {
     use crate::metrics::auth::Outcome;
     let (outcome, user) = match result {
         Ok(user) => (Outcome::Success, Some(user.name.as_str())),
         Err(ApiError::Unauthorized) => (Outcome::Failure, None),
         Err(_) => (Outcome::Error, None),
     };
-    crate::metrics::global()
-        .authn
-        .observe(outcome, elapsed, user);
+    crate::metrics::global().authn.observe(outcome, nanos, user);
 }

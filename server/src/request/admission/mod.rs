@@ -19,15 +19,15 @@ pub mod namespace_lifecycle;
 pub mod plugins;
 pub mod webhook;
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::store::{DeleteOptions, Subresource, WriteOptions};
-use crate::metrics::admission::Step;
+use crate::metrics::admission::{PluginSeries, Step};
+use crate::metrics::clock::Stamp;
 use crate::request::user::{UserInfo, api_server};
 use crate::storage::{Guard, Revision, Txn};
 use crate::util::maybe_async::MaybeAsync;
@@ -228,31 +228,45 @@ pub trait CommitObserver: Send + Sync {
 /// A phase's clock: each plugin's time runs from the previous one's end,
 /// so a chain of n plugins reads the clock n + 1 times, not 2n + 2.
 struct Lap {
-    began: Instant,
-    mark: Instant,
+    began: Stamp,
+    mark: Stamp,
 }
 
 impl Lap {
     fn start() -> Lap {
-        let now = Instant::now();
+        let now = Stamp::now();
         Lap {
             began: now,
             mark: now,
         }
     }
 
-    /// The time since the last lap (or the start).
-    fn lap(&mut self) -> Duration {
-        let now = Instant::now();
-        let took = now.saturating_duration_since(self.mark);
+    /// Nanoseconds since the last lap (or the start).
+    fn lap(&mut self) -> u64 {
+        let now = Stamp::now();
+        let took = now.nanos_since(self.mark);
         self.mark = now;
         took
     }
 
-    /// From the start to the last lap: the phase without another reading.
-    fn total(&self) -> Duration {
-        self.mark.saturating_duration_since(self.began)
+    /// Nanoseconds from the start to the last lap: the phase without
+    /// another reading.
+    fn total(&self) -> u64 {
+        self.mark.nanos_since(self.began)
     }
+}
+
+/// Each plugin's metric series, in chain order, found on first use.
+type PluginSeriesList = OnceLock<Box<[Option<&'static PluginSeries>]>>;
+
+fn plugin_series(
+    list: &PluginSeriesList,
+    names: impl Iterator<Item = &'static str>,
+) -> &[Option<&'static PluginSeries>] {
+    list.get_or_init(|| {
+        let metrics = &crate::metrics::global().admission;
+        names.map(|name| metrics.plugin(name)).collect()
+    })
 }
 
 /// The plugins of each phase, in the order they run.
@@ -261,6 +275,8 @@ pub struct Chain {
     mutating: Vec<Arc<dyn MutatingAdmission>>,
     validating: Vec<Arc<dyn ValidatingAdmission>>,
     observers: Vec<Arc<dyn CommitObserver>>,
+    mutating_series: PluginSeriesList,
+    validating_series: PluginSeriesList,
 }
 
 impl Chain {
@@ -273,6 +289,8 @@ impl Chain {
             mutating,
             validating,
             observers: Vec::new(),
+            mutating_series: OnceLock::new(),
+            validating_series: OnceLock::new(),
         }
     }
 
@@ -304,24 +322,25 @@ impl Chain {
         mut object: Option<&mut Value>,
     ) -> Result<(), ApiError> {
         let metrics = &crate::metrics::global().admission;
-        let operation = attrs.operation.as_str();
+        let phase = metrics.phase(Step::Admit, attrs.operation.as_str());
+        let series = plugin_series(
+            &self.mutating_series,
+            self.mutating.iter().map(|p| p.name()),
+        );
         let mut clock = Lap::start();
         let mut outcome = Ok(());
-        for plugin in self.mutating.iter().filter(|p| p.handles(attrs.operation)) {
+        for (plugin, series) in self.mutating.iter().zip(series) {
+            if !plugin.handles(attrs.operation) {
+                continue;
+            }
             outcome = plugin.admit(attrs, object.as_deref_mut()).resolve().await;
             let rejected = outcome.is_err();
-            metrics.observe_controller(
-                plugin.name(),
-                Step::Admit,
-                operation,
-                rejected,
-                clock.lap(),
-            );
+            metrics.observe_controller(*series, plugin.name(), phase, rejected, clock.lap());
             if rejected {
                 break;
             }
         }
-        metrics.observe_step(Step::Admit, operation, outcome.is_err(), clock.total());
+        metrics.observe_step(phase, outcome.is_err(), clock.total());
         outcome
     }
 
@@ -333,29 +352,26 @@ impl Chain {
         object: Option<&Value>,
     ) -> Result<Pins, ApiError> {
         let metrics = &crate::metrics::global().admission;
-        let operation = attrs.operation.as_str();
+        let phase = metrics.phase(Step::Validate, attrs.operation.as_str());
+        let series = plugin_series(
+            &self.validating_series,
+            self.validating.iter().map(|p| p.name()),
+        );
         let mut clock = Lap::start();
         let mut pins = Pins::default();
         let mut outcome = Ok(());
-        for plugin in self
-            .validating
-            .iter()
-            .filter(|p| p.handles(attrs.operation))
-        {
+        for (plugin, series) in self.validating.iter().zip(series) {
+            if !plugin.handles(attrs.operation) {
+                continue;
+            }
             outcome = plugin.validate(attrs, object, &mut pins).resolve().await;
             let rejected = outcome.is_err();
-            metrics.observe_controller(
-                plugin.name(),
-                Step::Validate,
-                operation,
-                rejected,
-                clock.lap(),
-            );
+            metrics.observe_controller(*series, plugin.name(), phase, rejected, clock.lap());
             if rejected {
                 break;
             }
         }
-        metrics.observe_step(Step::Validate, operation, outcome.is_err(), clock.total());
+        metrics.observe_step(phase, outcome.is_err(), clock.total());
         outcome.map(|()| pins)
     }
 }
