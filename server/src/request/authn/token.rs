@@ -127,12 +127,14 @@ pub fn bearer_token<'a>(head: &RequestHead<'a>) -> Option<&'a str> {
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())?
         .trim();
-    let mut parts = value.splitn(3, ' ');
-    let scheme = parts.next()?;
+    // Byte by byte: a char search per part was most of a token's cost.
+    let (scheme, rest) = value.split_at_checked("bearer".len())?;
+    let rest = rest.strip_prefix(' ')?;
     if !scheme.eq_ignore_ascii_case("bearer") {
         return None;
     }
-    parts.next().filter(|token| !token.is_empty())
+    let end = rest.bytes().position(|b| b == b' ').unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|token| !token.is_empty())
 }
 
 /// The request authenticator for bearer tokens.
