@@ -10,6 +10,7 @@ pub mod compress;
 pub mod discovery;
 pub mod encode;
 pub mod etag;
+pub mod forward;
 pub mod health;
 pub mod instrument;
 pub mod issuer_discovery;
@@ -18,6 +19,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod params;
 pub mod protobuf;
+pub mod proxy_verb;
 pub mod resource;
 pub mod respond;
 pub mod router;
@@ -183,6 +185,11 @@ async fn respond(
             return writer.error(&e);
         }
     };
+    if let Some(target) = &info.resource
+        && target.subresource.as_deref() == Some(crate::request::info::PROXY)
+    {
+        return proxy_verb::serve(&state, req, &info.path, target).await;
+    }
     let path = info.path.as_str();
     let route = router::route(info);
     if let Route::Health { endpoint, check } = &route {
