@@ -77,6 +77,9 @@ pub struct AppState {
     /// The audit policy and log, when `--audit-policy-file` and
     /// `--audit-log-path` are both given.
     pub auditor: Option<Arc<Auditor>>,
+    /// The group versions extension API servers serve (APIServices that
+    /// name a service), kept by the APIService controller.
+    pub aggregated: Arc<crate::api::proxy::aggregated::Routes>,
 }
 
 /// The admission plugins every write passes, in order; RBAC's escalation
@@ -226,6 +229,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         overload: Overload::new(&config.overload),
         token_issuer,
         auditor: auditor.clone(),
+        aggregated: Arc::default(),
     });
     crate::metrics::global().register_collector(Box::new(OperationsCollector {
         registry: Arc::clone(&state.store.registry),
@@ -277,6 +281,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
     let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
     let priority_classes = tokio::spawn(controllers::priority_classes::run(Arc::clone(&state)));
+    controllers::api_services::bootstrap(&state)
+        .await
+        .map_err(|e| format!("creating the local APIServices failed: {e}"))?;
+    let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -313,6 +321,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = flowcontrol_status.await;
     let _ = kubernetes_service.await;
     let _ = priority_classes.await;
+    let _ = api_services.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -44,8 +44,10 @@ pub struct Target {
     /// An IP address or host name, without brackets.
     pub host: String,
     pub port: u16,
-    /// TLS when set, with the name the certificate is checked against.
+    /// TLS when set.
     pub tls: Option<Arc<ClientConfig>>,
+    /// The name the certificate is checked against, when not `host`.
+    pub server_name: Option<String>,
     /// The request target: path and query.
     pub path_and_query: String,
 }
@@ -184,8 +186,9 @@ async fn connect(target: &Target, authority: &str) -> Result<Sender, Unreachable
             Ok(sender)
         }
         Some(config) => {
-            let name = ServerName::try_from(target.host.clone())
-                .map_err(|e| Unreachable(format!("bad host name {}: {e}", target.host)))?;
+            let host = target.server_name.as_ref().unwrap_or(&target.host);
+            let name = ServerName::try_from(host.clone())
+                .map_err(|e| Unreachable(format!("bad host name {host}: {e}")))?;
             let stream = TlsConnector::from(Arc::clone(config))
                 .connect(name, tcp)
                 .await

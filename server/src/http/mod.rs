@@ -2,6 +2,7 @@
 //! resource or not, passes the request pipeline (authentication, then
 //! authorization) before anything answers it.
 
+pub mod aggregated;
 pub mod aggregated_discovery;
 pub mod audited;
 pub mod body;
@@ -185,6 +186,9 @@ async fn respond(
             return writer.error(&e);
         }
     };
+    if let Some(route) = aggregated::route_of(&state, &info.path) {
+        return aggregated::serve(&state, req, &route, &user).await;
+    }
     if let Some(target) = &info.resource
         && target.subresource.as_deref() == Some(crate::request::info::PROXY)
     {

@@ -14,8 +14,6 @@ use crate::app::AppState;
 use crate::http::body::{Body, full};
 use crate::http::forward::{self, Target};
 use crate::http::respond::Writer;
-use crate::request::authz::webhook::kubeconfig::Settings;
-use crate::request::authz::webhook::tls::client_config;
 use crate::request::info::{PROXY, ResourceInfo};
 
 /// Serves an authorized proxy request.
@@ -66,6 +64,7 @@ async fn forward_to_object(
     let target_path = if rest.is_empty() { "/" } else { rest };
     let forwarded = Target {
         tls: tls_for(state, &location)?,
+        server_name: None,
         port: location
             .port
             .unwrap_or(if location.https { 443 } else { 80 }),
@@ -118,37 +117,9 @@ fn tls_for(
     if !location.https {
         return Ok(None);
     }
-    let settings = proxy_client_settings(state, None, true)?;
-    client_config(&settings)
-        .map(|c| Some(Arc::new(c)))
+    crate::tls::upstream::client(&state.config, None, true)
+        .map(Some)
         .map_err(ApiError::Internal)
-}
-
-/// TLS settings presenting `--proxy-client-cert-file`/`--proxy-client-key-file`
-/// when both are set, trusting `ca_pem` (or nothing, when `insecure`).
-pub fn proxy_client_settings(
-    state: &AppState,
-    ca_pem: Option<Vec<u8>>,
-    insecure: bool,
-) -> Result<Settings, ApiError> {
-    let pem = state
-        .config
-        .proxy_client
-        .load()
-        .map_err(ApiError::Internal)?;
-    let (cert, key) = match pem {
-        Some(p) => (Some(p.cert), Some(p.key)),
-        None => (None, None),
-    };
-    Ok(Settings {
-        server: String::new(),
-        ca_pem,
-        insecure,
-        tls_server_name: None,
-        client_cert_pem: cert,
-        client_key_pem: key,
-        token: None,
-    })
 }
 
 #[cfg(test)]
