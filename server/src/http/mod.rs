@@ -9,6 +9,7 @@ pub mod body;
 pub mod cbor;
 pub mod compress;
 pub mod discovery;
+pub mod discovery_merge;
 pub mod encode;
 pub mod etag;
 pub mod forward;
@@ -213,7 +214,11 @@ async fn respond(
         let published = state
             .openapi
             .serve(registry, domain, path, &query, req.headers())
-            .or_else(|| aggregated_discovery::serve(registry, domain, &route, req.headers()));
+            .or_else(|| {
+                aggregated_discovery::serve(registry, domain, &route, req.headers(), || {
+                    discovery_merge::discovery_items(&state.aggregated)
+                })
+            });
         if let Some(resp) = published {
             return resp;
         }
@@ -256,8 +261,13 @@ async fn respond(
         Route::Version => Ok(discovery::version()),
         Route::CoreVersions => Ok(discovery::core_versions(&state.config.advertise_address())),
         Route::CoreResources { version } => discovery::resources(registry, "", &version),
-        Route::Groups => Ok(discovery::groups(registry)),
-        Route::Group { group } => discovery::group(registry, &group),
+        Route::Groups => {
+            let mut doc = discovery::groups(registry);
+            discovery_merge::merge_group_list(&mut doc, &state.aggregated);
+            Ok(doc)
+        }
+        Route::Group { group } => discovery::group(registry, &group)
+            .or_else(|e| discovery_merge::group_document(&state.aggregated, &group).ok_or(e)),
         Route::GroupResources { group, version } => {
             discovery::resources(registry, &group, &version)
         }

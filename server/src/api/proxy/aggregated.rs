@@ -75,6 +75,9 @@ impl Route {
 #[derive(Default)]
 pub struct Routes {
     table: RwLock<Arc<BTreeMap<(String, String), Route>>>,
+    /// The `APIResourceList` each extension server last answered for its
+    /// group version (merged into aggregated discovery).
+    discovered: RwLock<BTreeMap<(String, String), Value>>,
 }
 
 impl Routes {
@@ -101,10 +104,36 @@ impl Routes {
             .cloned()
     }
 
-    /// Every route.
+    /// Every route, highest group priority first (then by name), as
+    /// kube-aggregator orders groups.
     #[must_use]
     pub fn all(&self) -> Vec<Route> {
-        self.table.read().values().cloned().collect()
+        let mut all: Vec<Route> = self.table.read().values().cloned().collect();
+        all.sort_by(|a, b| {
+            b.group_priority_minimum
+                .cmp(&a.group_priority_minimum)
+                .then_with(|| a.group.cmp(&b.group))
+                .then_with(|| b.version_priority.cmp(&a.version_priority))
+        });
+        all
+    }
+
+    /// Records the resources an extension server lists for its group version.
+    pub fn set_discovered(&self, group: &str, version: &str, list: Value) {
+        let key = (group.to_string(), version.to_string());
+        let mut discovered = self.discovered.write();
+        if discovered.get(&key) != Some(&list) {
+            discovered.insert(key, list);
+        }
+    }
+
+    /// The resources last listed for `group`/`version`.
+    #[must_use]
+    pub fn discovered(&self, group: &str, version: &str) -> Option<Value> {
+        self.discovered
+            .read()
+            .get(&(group.to_string(), version.to_string()))
+            .cloned()
     }
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use http_body_util::Empty;
+use http_body_util::{BodyExt, Empty, Limited};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
@@ -24,6 +24,9 @@ use crate::util::time::rfc3339;
 
 /// How long the discovery document may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Largest discovery document read from an extension server.
+const MAX_DISCOVERY_BYTES: usize = 4 * 1024 * 1024;
 
 /// The condition's status, reason and message.
 type Verdict = (&'static str, &'static str, String);
@@ -81,10 +84,15 @@ async fn check(state: &AppState, route: &Route) -> Verdict {
         backend.ip, backend.port, route.group, route.version
     );
     match tokio::time::timeout(PROBE_TIMEOUT, discovery_status(state, route, &backend)).await {
-        Ok(Ok(status)) if (200..300).contains(&status) => {
+        Ok(Ok((status, body))) if (200..300).contains(&status) => {
+            if let Ok(list) = serde_json::from_slice::<Value>(&body) {
+                state
+                    .aggregated
+                    .set_discovered(&route.group, &route.version, list);
+            }
             ("True", "Passed", "all checks passed".to_string())
         }
-        Ok(Ok(status)) => (
+        Ok(Ok((status, _))) => (
             "False",
             "FailedDiscoveryCheck",
             format!("failing or missing response from {url}: bad status from {url}: {status}"),
@@ -102,12 +110,12 @@ async fn check(state: &AppState, route: &Route) -> Verdict {
     }
 }
 
-/// The status code of GET `/apis/{group}/{version}` at `backend`.
+/// The status code and body of GET `/apis/{group}/{version}` at `backend`.
 async fn discovery_status(
     state: &AppState,
     route: &Route,
     backend: &Backend,
-) -> Result<u16, String> {
+) -> Result<(u16, Bytes), String> {
     let config = crate::tls::upstream::client(
         &state.config,
         route.ca_bundle.clone(),
@@ -138,7 +146,13 @@ async fn discovery_status(
         .send_request(request)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(resp.status().as_u16())
+    let status = resp.status().as_u16();
+    let body = Limited::new(resp.into_body(), MAX_DISCOVERY_BYTES)
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?
+        .to_bytes();
+    Ok((status, body))
 }
 
 /// Writes the condition when its status, reason or message changed (its
