@@ -245,3 +245,62 @@ fn proxy_is_authorized_as_the_proxy_subresource() {
     let r = as_user("proxier-token", "POST");
     assert_eq!(r.status, 403, "{}", r.text());
 }
+
+/// Reads up to the blank line ending an HTTP head.
+fn read_head(stream: &mut std::net::TcpStream) -> String {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).expect("read"), 1, "closed early");
+        head.push(byte[0]);
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+#[test]
+fn upgrades_are_spliced_both_ways() {
+    use std::io::{Read, Write};
+    // A backend that switches protocols, then answers bytes in upper case.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let backend_port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        let Some(Ok(mut stream)) = listener.incoming().next() else {
+            return;
+        };
+        let head = read_head(&mut stream);
+        assert!(
+            head.to_ascii_lowercase().contains("upgrade: shout"),
+            "{head}"
+        );
+        stream
+            .write_all(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: shout\r\n\r\n")
+            .expect("write");
+        let mut buf = [0u8; 64];
+        while let Ok(n) = stream.read(&mut buf) {
+            if n == 0 {
+                return;
+            }
+            let loud = buf[..n].to_ascii_uppercase();
+            if stream.write_all(&loud).is_err() {
+                return;
+            }
+        }
+    });
+    let s = Server::start(&[]);
+    service_to(&s, "loud", backend_port);
+    let addr = s.url().trim_start_matches("http://").to_string();
+    let mut client = std::net::TcpStream::connect(&addr).expect("connect");
+    let request = format!(
+        "GET /api/v1/namespaces/default/services/loud:80/proxy/ws HTTP/1.1\r\nHost: {addr}\r\nConnection: Upgrade\r\nUpgrade: shout\r\n\r\n"
+    );
+    client.write_all(request.as_bytes()).expect("write");
+    let head = read_head(&mut client);
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    for word in ["hello", "again"] {
+        client.write_all(word.as_bytes()).expect("write");
+        let mut answer = [0u8; 5];
+        client.read_exact(&mut answer).expect("read");
+        assert_eq!(&answer, word.to_ascii_uppercase().as_bytes());
+    }
+}
