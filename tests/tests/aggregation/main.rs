@@ -311,4 +311,26 @@ fn an_extension_server_serves_its_group_through_cairn() {
     assert_eq!(available(s, missing)["status"], "False");
     let r = s.get("/apis/missing.example.io/v1/things");
     assert_eq!(r.status, 503, "{}", r.text());
+
+    // The service appearing is noticed at once; its server does not serve
+    // that group, so the discovery check fails.
+    create(
+        s,
+        "/api/v1/namespaces/default/services",
+        &json!({"metadata": {"name": "nothere"}, "spec": {"ports": [{"port": 443}]}}),
+    );
+    create(
+        s,
+        "/api/v1/namespaces/default/endpoints",
+        &json!({"metadata": {"name": "nothere"}, "subsets": [{
+            "addresses": [{"ip": "127.0.0.1"}], "ports": [{"port": setup.backend.port}]}]}),
+    );
+    wait_until("the discovery check to run", || {
+        available(s, missing)["reason"] == "FailedDiscoveryCheck"
+    });
+    let message = available(s, missing)["message"].to_string();
+    assert!(
+        message.contains("failing or missing response from https://127.0.0.1:"),
+        "{message}"
+    );
 }

@@ -118,6 +118,17 @@ impl Routes {
         all
     }
 
+    /// Whether storage key `key` (`.../{namespace}/{name}`) is the
+    /// Service or Endpoints of an aggregated group version.
+    #[must_use]
+    pub fn names_service_at(&self, key: &[u8]) -> bool {
+        let key = String::from_utf8_lossy(key);
+        self.table
+            .read()
+            .values()
+            .any(|r| key.ends_with(&format!("/{}/{}", r.namespace, r.service)))
+    }
+
     /// Records the resources an extension server lists for its group version.
     pub fn set_discovered(&self, group: &str, version: &str, list: Value) {
         let key = (group.to_string(), version.to_string());

@@ -63,6 +63,7 @@ pub async fn run(state: Arc<AppState>) {
         return;
     };
     let mut informer = Informer::for_kind(&state.store, &kind);
+    let mut backends = BackendWatch::start(&state.store);
     let mut cache: Cache<Value> = Cache::new(project);
     let mut shutdown = state.shutdown.clone();
     let mut seen_generation = None;
@@ -110,8 +111,58 @@ pub async fn run(state: Arc<AppState>) {
                 }
                 Some(Err(e)) => tracing::warn!(error = %e, "watching APIServices failed; retrying"),
             },
+            touched = backends.next() => {
+                if touched.is_some_and(|key| state.aggregated.names_service_at(&key)) {
+                    last_probe = None;
+                }
+            }
             () = tokio::time::sleep(REGISTRY_CHECK) => {}
             _ = shutdown.changed() => return,
+        }
+    }
+}
+
+/// Services and Endpoints as they change: an aggregated APIService's
+/// backend coming or going is probed at once, as kube-aggregator's
+/// availability controller watches them.
+struct BackendWatch {
+    services: Option<Informer>,
+    endpoints: Option<Informer>,
+}
+
+impl BackendWatch {
+    fn start(store: &Store) -> BackendWatch {
+        let informer = |resource| {
+            store
+                .registry
+                .lookup("", "v1", resource)
+                .map(|k| Informer::for_kind(store, &k))
+        };
+        BackendWatch {
+            services: informer("services"),
+            endpoints: informer("endpoints"),
+        }
+    }
+
+    /// The storage key of the next Service or Endpoints written or
+    /// deleted (`None` for other news); pends forever without informers.
+    async fn next(&mut self) -> Option<bytes::Bytes> {
+        let (Some(services), Some(endpoints)) = (&mut self.services, &mut self.endpoints) else {
+            return std::future::pending().await;
+        };
+        let update = tokio::select! {
+            u = services.next() => u,
+            u = endpoints.next() => u,
+        };
+        match update {
+            Some(Ok(crate::api::informer::Update::Put { kv, .. })) => Some(kv.key),
+            Some(Ok(crate::api::informer::Update::Deleted { key, .. })) => Some(key),
+            None => {
+                // The server is stopping: the shutdown arm ends the loop.
+                std::future::pending::<()>().await;
+                None
+            }
+            _ => None,
         }
     }
 }
