@@ -334,3 +334,21 @@ fn an_extension_server_serves_its_group_through_cairn() {
         "{message}"
     );
 }
+
+#[test]
+fn bad_proxy_client_credentials_stop_the_start() {
+    let line = cairn_tests::start_refused("--proxy-client-cert-file", "not a certificate", &[]);
+    assert!(
+        line.contains("--proxy-client-key-file: required with --proxy-client-cert-file"),
+        "{line}"
+    );
+    let line = cairn_tests::start_refused(
+        "--proxy-client-cert-file",
+        "not a certificate",
+        &["--proxy-client-key-file", "/dev/null"],
+    );
+    assert!(
+        line.contains("--proxy-client-cert-file:") && line.contains("no PEM certificate"),
+        "{line}"
+    );
+}
