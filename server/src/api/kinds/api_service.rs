@@ -257,6 +257,18 @@ mod tests {
     }
 
     #[test]
+    fn the_schema_carries_protobuf_numbers() {
+        let schema = resource(DEFINITION);
+        let spec = schema.property("spec").expect("spec");
+        assert_eq!(
+            spec.property("groupPriorityMinimum").and_then(|s| s.proto),
+            Some(7)
+        );
+        let status = schema.property("status").expect("status");
+        assert_eq!(status.property("conditions").and_then(|s| s.proto), Some(1));
+    }
+
+    #[test]
     fn the_service_port_defaults_to_443_and_columns_read_as_kubectl_prints() {
         let mut obj = json!({"spec": {"service": {"namespace": "a", "name": "b"}}});
         defaults(&mut obj);
