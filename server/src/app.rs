@@ -281,9 +281,11 @@ pub async fn run(config: Config) -> Result<(), String> {
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
     let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
     let priority_classes = tokio::spawn(controllers::priority_classes::run(Arc::clone(&state)));
-    controllers::api_services::bootstrap(&state)
-        .await
-        .map_err(|e| format!("creating the local APIServices failed: {e}"))?;
+    // Another API server on the same etcd may write them at the same
+    // time: what fails here the controller retries.
+    if let Err(e) = controllers::api_services::bootstrap(&state).await {
+        tracing::warn!(error = %e, "creating the local APIServices failed; the controller retries");
+    }
     let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
