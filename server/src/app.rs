@@ -77,6 +77,9 @@ pub struct AppState {
     /// The audit policy and log, when `--audit-policy-file` and
     /// `--audit-log-path` are both given.
     pub auditor: Option<Arc<Auditor>>,
+    /// The group versions extension API servers serve (APIServices that
+    /// name a service), kept by the APIService controller.
+    pub aggregated: Arc<crate::api::proxy::aggregated::Routes>,
 }
 
 /// The admission plugins every write passes, in order; RBAC's escalation
@@ -163,6 +166,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     authz_configured::check(&config.authorization, &config.api_domain)?;
     let admission_settings = AdmissionSettings::load(&config.admission, &config.api_domain)?;
     crate::storage::backend::check(&config)?;
+    config.proxy_client.load()?;
     let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
@@ -225,6 +229,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         overload: Overload::new(&config.overload),
         token_issuer,
         auditor: auditor.clone(),
+        aggregated: Arc::default(),
     });
     crate::metrics::global().register_collector(Box::new(OperationsCollector {
         registry: Arc::clone(&state.store.registry),
@@ -276,6 +281,12 @@ pub async fn run(config: Config) -> Result<(), String> {
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
     let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
     let priority_classes = tokio::spawn(controllers::priority_classes::run(Arc::clone(&state)));
+    // Another API server on the same etcd may write them at the same
+    // time: what fails here the controller retries.
+    if let Err(e) = controllers::api_services::bootstrap(&state).await {
+        tracing::warn!(error = %e, "creating the local APIServices failed; the controller retries");
+    }
+    let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -312,6 +323,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = flowcontrol_status.await;
     let _ = kubernetes_service.await;
     let _ = priority_classes.await;
+    let _ = api_services.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -11,6 +11,7 @@
 pub mod authz_gate;
 pub mod client;
 pub mod clients;
+pub mod echo_server;
 pub mod etcd;
 pub mod http_request;
 pub mod k8s_proto;

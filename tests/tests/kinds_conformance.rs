@@ -134,6 +134,11 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
             json!({"metadata": meta, "webhooks": []})
         }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
+        // Local (no service): named `<version>.<group>`, the version being `name`.
+        "apiregistration.k8s.io/apiservices" => json!({
+            "metadata": {"name": format!("{name}.conf.example.io")},
+            "spec": {"group": "conf.example.io", "version": name,
+                "groupPriorityMinimum": 100, "versionPriority": 10}}),
         _ => return None,
     })
 }

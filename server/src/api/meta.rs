@@ -10,7 +10,7 @@ use crate::api::kind::{KindSpec, NameRule};
 use crate::api::object::metadata_mut;
 use crate::util::{random, time};
 
-fn is_label(s: &str) -> bool {
+pub fn is_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
         && s.bytes()

@@ -16,6 +16,7 @@ pub mod meta;
 pub mod object;
 pub mod patch;
 pub mod protobuf;
+pub mod proxy;
 pub mod quantity;
 pub mod registry;
 pub mod schema;

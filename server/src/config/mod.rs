@@ -11,6 +11,7 @@ pub mod etcd;
 pub mod feature_gates;
 pub mod logging;
 pub mod overload;
+pub mod proxy_client;
 pub mod runtime_config;
 pub mod service_accounts;
 pub mod service_ranges;
@@ -31,6 +32,7 @@ pub use etcd::EtcdFlags;
 pub use feature_gates::FeatureGates;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
+pub use proxy_client::ProxyClientFlags;
 pub use runtime_config::RuntimeConfig;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 pub use service_ranges::ServiceRangeFlags;
@@ -132,6 +134,8 @@ pub struct Flags {
     pub service_ranges: ServiceRangeFlags,
     #[command(flatten)]
     pub admission: AdmissionFlags,
+    #[command(flatten)]
+    pub proxy_client: ProxyClientFlags,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
     #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
@@ -179,6 +183,7 @@ pub struct Config {
     pub audit: AuditFlags,
     pub service_ranges: ServiceRangeFlags,
     pub admission: AdmissionFlags,
+    pub proxy_client: ProxyClientFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
@@ -218,6 +223,7 @@ impl From<Flags> for Config {
             audit: f.audit,
             service_ranges: f.service_ranges,
             admission: f.admission,
+            proxy_client: f.proxy_client,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }

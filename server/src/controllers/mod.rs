@@ -5,6 +5,7 @@
 //! default flow-control (API Priority and Fairness) objects and the system
 //! priority classes.
 
+pub mod api_services;
 pub mod compaction;
 pub mod crd;
 pub mod flowcontrol;

@@ -132,8 +132,9 @@ fn group_item(registry: &Registry, group: &str, versions: &[String]) -> Value {
     json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": versions})
 }
 
-/// The list for `/api` (the core group) or `/apis` (named groups).
-fn document(registry: &Registry, core: bool, wanted: &Wanted) -> Value {
+/// The list for `/api` (the core group) or `/apis` (named groups, then
+/// `extra`: those extension servers serve).
+fn document(registry: &Registry, core: bool, wanted: &Wanted, extra: Vec<Value>) -> Value {
     let items: Vec<Value> = if core {
         vec![group_item(registry, "", &["v1".to_string()])]
     } else {
@@ -141,6 +142,7 @@ fn document(registry: &Registry, core: bool, wanted: &Wanted) -> Value {
             .groups()
             .iter()
             .map(|(g, vs)| group_item(registry, g, vs))
+            .chain(extra)
             .collect()
     };
     json!({
@@ -158,6 +160,7 @@ pub fn serve(
     domain: &str,
     route: &Route<'_>,
     headers: &HeaderMap,
+    extra: impl FnOnce() -> Vec<Value>,
 ) -> Option<Response<Body>> {
     let core = match route {
         Route::CoreVersions => true,
@@ -166,7 +169,8 @@ pub fn serve(
     };
     let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
     let wanted = wanted(accept, domain)?;
-    let bytes = serde_json::to_vec(&document(registry, core, &wanted))
+    let extra = if core { Vec::new() } else { extra() };
+    let bytes = serde_json::to_vec(&document(registry, core, &wanted, extra))
         .expect("a JSON value always serializes");
     let tag = format!("\"{}\"", etag::content_hash(&bytes));
     let if_none_match = headers

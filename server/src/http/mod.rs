@@ -2,14 +2,17 @@
 //! resource or not, passes the request pipeline (authentication, then
 //! authorization) before anything answers it.
 
+pub mod aggregated;
 pub mod aggregated_discovery;
 pub mod audited;
 pub mod body;
 pub mod cbor;
 pub mod compress;
 pub mod discovery;
+pub mod discovery_merge;
 pub mod encode;
 pub mod etag;
+pub mod forward;
 pub mod health;
 pub mod instrument;
 pub mod issuer_discovery;
@@ -18,6 +21,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod params;
 pub mod protobuf;
+pub mod proxy_verb;
 pub mod resource;
 pub mod respond;
 pub mod router;
@@ -183,6 +187,14 @@ async fn respond(
             return writer.error(&e);
         }
     };
+    if let Some(route) = aggregated::route_of(&state, &info.path) {
+        return aggregated::serve(&state, req, &route, &user).await;
+    }
+    if let Some(target) = &info.resource
+        && target.subresource.as_deref() == Some(crate::request::info::PROXY)
+    {
+        return proxy_verb::serve(&state, req, &info.path, target).await;
+    }
     let path = info.path.as_str();
     let route = router::route(info);
     if let Route::Health { endpoint, check } = &route {
@@ -202,7 +214,11 @@ async fn respond(
         let published = state
             .openapi
             .serve(registry, domain, path, &query, req.headers())
-            .or_else(|| aggregated_discovery::serve(registry, domain, &route, req.headers()));
+            .or_else(|| {
+                aggregated_discovery::serve(registry, domain, &route, req.headers(), || {
+                    discovery_merge::discovery_items(&state.aggregated)
+                })
+            });
         if let Some(resp) = published {
             return resp;
         }
@@ -245,8 +261,13 @@ async fn respond(
         Route::Version => Ok(discovery::version()),
         Route::CoreVersions => Ok(discovery::core_versions(&state.config.advertise_address())),
         Route::CoreResources { version } => discovery::resources(registry, "", &version),
-        Route::Groups => Ok(discovery::groups(registry)),
-        Route::Group { group } => discovery::group(registry, &group),
+        Route::Groups => {
+            let mut doc = discovery::groups(registry);
+            discovery_merge::merge_group_list(&mut doc, &state.aggregated);
+            Ok(doc)
+        }
+        Route::Group { group } => discovery::group(registry, &group)
+            .or_else(|e| discovery_merge::group_document(&state.aggregated, &group).ok_or(e)),
         Route::GroupResources { group, version } => {
             discovery::resources(registry, &group, &version)
         }

@@ -54,6 +54,7 @@ pub async fn start(
         overload,
         token_issuer,
         auditor: None,
+        aggregated: Arc::default(),
     });
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("address");

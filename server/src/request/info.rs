@@ -47,6 +47,9 @@ const NAMESPACE_SUBRESOURCES: [&str; 2] = ["status", "finalize"];
 /// resource/name/subresource at most.
 const MAX_SEGMENTS: usize = 6;
 
+/// The subresource that forwards to what the object names (spec 4.2).
+pub const PROXY: &str = "proxy";
+
 impl RequestInfo {
     /// Reads a request's method, path and the query parameters that change
     /// its verb (`watch`) or name (`fieldSelector`).
@@ -142,8 +145,13 @@ fn resource_target(path: &str) -> Option<ResourceInfo> {
     let version = segs.next()?;
     let mut rest = [""; MAX_SEGMENTS];
     let mut len = 0;
+    let mut more = false;
     for s in segs {
-        *rest.get_mut(len)? = s;
+        let Some(slot) = rest.get_mut(len) else {
+            more = true;
+            break;
+        };
+        *slot = s;
         len += 1;
     }
     let mut rest = &rest[..len];
@@ -162,6 +170,13 @@ fn resource_target(path: &str) -> Option<ResourceInfo> {
     if namespaced_collection {
         namespace = Some(rest[1].to_string());
         rest = &rest[2..];
+    }
+    // `{resource}/{name}/proxy/{path...}`: the path past `proxy` is the
+    // target's, not part of the request's address.
+    if rest.len() > 3 && rest[2] == PROXY {
+        rest = &rest[..3];
+    } else if more {
+        return None;
     }
     if rest.is_empty() || rest.len() > 3 || rest.iter().any(|s| s.is_empty()) {
         return None;
@@ -189,6 +204,17 @@ fn watch_param(value: Option<&str>) -> bool {
 fn resource_verb(method: &Method, target: &ResourceInfo, watch: Option<&str>) -> &'static str {
     if target.watch_path {
         return "watch";
+    }
+    if target.subresource.as_deref() == Some(PROXY) {
+        // Kubernetes maps the method alone: `watch` belongs to the target.
+        return match *method {
+            Method::GET | Method::HEAD => "get",
+            Method::POST => "create",
+            Method::PUT => "update",
+            Method::PATCH => "patch",
+            Method::DELETE => "delete",
+            _ => "",
+        };
     }
     let named = target.name.is_some();
     match *method {

@@ -214,3 +214,29 @@ fn a_field_selector_on_the_name_names_a_list_or_watch() {
         ("deletecollection", "")
     );
 }
+
+#[test]
+fn proxy_paths_stop_at_the_proxy_subresource() {
+    let t = target("/api/v1/namespaces/default/services/web:80/proxy/a/b/c/d");
+    assert_eq!(t.resource, "services");
+    assert_eq!(t.name.as_deref(), Some("web:80"));
+    assert_eq!(t.subresource.as_deref(), Some("proxy"));
+    assert_eq!(t.namespace.as_deref(), Some("default"));
+    let node = target("/api/v1/nodes/n1/proxy/metrics/cadvisor/more/and/more");
+    assert_eq!(node.name.as_deref(), Some("n1"));
+    assert_eq!(node.subresource.as_deref(), Some("proxy"));
+    let other = info(Method::GET, "/api/v1/namespaces/a/pods/p/log/x/y/z/w");
+    assert!(other.resource.is_none());
+}
+
+#[test]
+fn proxy_verbs_are_the_method_alone() {
+    let path = "/api/v1/namespaces/a/pods/p/proxy/x";
+    assert_eq!(verb(Method::GET, path, Some("true")), "get");
+    assert_eq!(verb(Method::HEAD, path, None), "get");
+    assert_eq!(verb(Method::POST, path, None), "create");
+    assert_eq!(verb(Method::PUT, path, None), "update");
+    assert_eq!(verb(Method::PATCH, path, None), "patch");
+    assert_eq!(verb(Method::DELETE, path, None), "delete");
+    assert_eq!(verb(Method::OPTIONS, path, None), "");
+}

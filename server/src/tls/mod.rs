@@ -8,6 +8,7 @@ pub mod kubeconfig;
 pub mod pki;
 #[cfg(test)]
 pub mod test_pki;
+pub mod upstream;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

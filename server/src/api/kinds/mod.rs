@@ -3,6 +3,7 @@
 
 pub mod admission_webhooks;
 pub mod admission_webhooks_rules;
+pub mod api_service;
 pub mod apps_table;
 pub mod authentication;
 pub mod authorization;
@@ -156,6 +157,7 @@ pub fn builtin(config: &Config) -> Registry {
     workloads::add_workloads(&r);
     networking::add_networking(&r, config);
     cluster_kinds::add_cluster_kinds(&r, config);
+    api_service::add_api_service(&r, &config.api_domain);
     add_flowcontrol(&r, config);
     admission_webhooks::add_webhook_configurations(&r, &config.api_domain);
     let core_events = r.lookup("", "v1", "events").expect("just added");

@@ -25,6 +25,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("scheduling", "v1"),
     ("node", "v1"),
     ("admissionregistration", "v1"),
+    ("apiregistration", "v1"),
 ];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,

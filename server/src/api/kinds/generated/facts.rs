@@ -1,7 +1,9 @@
 //! Puts the facts of `proto_numbers` and `list_facts` on a converted
 //! definition's fields.
 
-use super::{list_facts, list_facts_more, proto_numbers, proto_numbers_more};
+use super::{
+    list_facts, list_facts_more, proto_numbers, proto_numbers_aggregator, proto_numbers_more,
+};
 use crate::api::schema::Schema;
 
 /// Adds definition `name`'s protobuf numbers and list/map/patch markers to
@@ -10,12 +12,21 @@ pub fn apply(name: &str, schema: &mut Schema) {
     let mut messages = proto_numbers::MESSAGES
         .iter()
         .chain(proto_numbers_more::MESSAGES);
-    if let Some((_, numbers)) = messages.find(|(message, _)| *message == name) {
+    let numbers = messages
+        .find(|(message, _)| *message == name)
+        .map(|(_, n)| *n)
+        .or_else(|| proto_numbers_aggregator::numbers(name));
+    if let Some(numbers) = numbers {
         for (field, number) in numbers.split_whitespace().filter_map(|p| p.split_once('=')) {
             if let (Some(node), Ok(number)) = (property_mut(schema, field), number.parse()) {
                 node.proto = Some(number);
             }
         }
+    }
+    if let Some(facts) = proto_numbers_aggregator::list_facts(name, "conditions")
+        && let Some(node) = property_mut(schema, "conditions")
+    {
+        mark(node, facts);
     }
     let fields = list_facts::FIELDS.iter().chain(list_facts_more::FIELDS);
     for (_, field, facts) in fields.filter(|(definition, ..)| *definition == name) {

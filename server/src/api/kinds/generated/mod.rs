@@ -9,6 +9,7 @@ mod list_facts;
 mod list_facts_more;
 mod overrides;
 mod proto_numbers;
+mod proto_numbers_aggregator;
 mod proto_numbers_more;
 mod roots;
 

@@ -49,5 +49,6 @@ pub fn definitions() -> Map<String, Value> {
     add::<storage::v1::CSIStorageCapacity>(&mut generator);
     add::<scheduling::v1::PriorityClass>(&mut generator);
     add::<node::v1::RuntimeClass>(&mut generator);
+    add::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(&mut generator);
     generator.take_definitions(false)
 }

@@ -83,6 +83,7 @@ pub async fn start(flags: &[&str]) -> Fixture {
         overload,
         token_issuer: issuer,
         auditor: None,
+        aggregated: Arc::default(),
     });
     let pipeline = Pipeline {
         authenticators: Authenticators::new(

@@ -11,7 +11,7 @@ mod cache;
 pub(crate) mod client;
 pub(crate) mod kubeconfig;
 mod review;
-mod tls;
+pub(crate) mod tls;
 
 #[cfg(test)]
 pub mod test_hook;

@@ -1,0 +1,184 @@
+//! A small HTTP/1.1 server on loopback (plain or TLS) that records every
+//! request it is sent and answers with what a test's function decides:
+//! the far end of proxied and aggregated requests.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+/// One request as the server read it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub method: String,
+    /// Path and query, as sent.
+    pub target: String,
+    /// Names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Seen {
+    /// Every value of header `name`.
+    #[must_use]
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+}
+
+/// An answer: status, content type, body.
+pub type Answer = (u16, &'static str, Vec<u8>);
+
+/// A running server.
+pub struct EchoServer {
+    pub port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl EchoServer {
+    /// Serves plain HTTP (`tls` `None`) or TLS on 127.0.0.1, answering with
+    /// `answer`.
+    #[must_use]
+    pub fn start(
+        tls: Option<Arc<rustls::ServerConfig>>,
+        answer: fn(&Seen) -> Answer,
+    ) -> EchoServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (log, tls) = (Arc::clone(&log), tls.clone());
+                std::thread::spawn(move || match tls {
+                    None => serve(stream, answer, &log),
+                    Some(config) => {
+                        let Ok(conn) = rustls::ServerConnection::new(config) else {
+                            return;
+                        };
+                        serve(rustls::StreamOwned::new(conn, stream), answer, &log);
+                    }
+                });
+            }
+        });
+        EchoServer { port, seen }
+    }
+
+    /// Every request so far.
+    #[must_use]
+    pub fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().clone()
+    }
+
+    /// The requests so far whose target starts with `prefix`.
+    #[must_use]
+    pub fn seen_at(&self, prefix: &str) -> Vec<Seen> {
+        self.seen()
+            .into_iter()
+            .filter(|s| s.target.starts_with(prefix))
+            .collect()
+    }
+}
+
+/// An answer echoing the request as JSON: method, target, body.
+#[must_use]
+pub fn echo(seen: &Seen) -> Answer {
+    let doc = serde_json::json!({
+        "method": seen.method,
+        "target": seen.target,
+        "body": String::from_utf8_lossy(&seen.body),
+    });
+    (200, "application/json", doc.to_string().into_bytes())
+}
+
+fn serve<S: Read + Write>(stream: S, answer: fn(&Seen) -> Answer, log: &Mutex<Vec<Seen>>) {
+    let mut reader = BufReader::new(stream);
+    while let Some(seen) = read_request(&mut reader) {
+        log.lock().push(seen.clone());
+        let (status, content_type, body) = answer(&seen);
+        let head = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        let out = reader.get_mut();
+        if out.write_all(head.as_bytes()).is_err() || out.write_all(&body).is_err() {
+            return;
+        }
+        let _ = out.flush();
+    }
+}
+
+fn read_request(reader: &mut impl BufRead) -> Option<Seen> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let target = parts.next()?.to_string();
+    let mut headers = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+        }
+    }
+    let header = |n: &str| headers.iter().find(|(h, _)| h == n).map(|(_, v)| v.clone());
+    let body = if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        read_chunked(reader)?
+    } else {
+        let length: usize = header("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).ok()?;
+        body
+    };
+    Some(Seen {
+        method,
+        target,
+        headers,
+        body,
+    })
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> Option<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        reader.read_line(&mut line).ok()?;
+        let size = usize::from_str_radix(line.trim().split(';').next()?, 16).ok()?;
+        if size == 0 {
+            // Trailers, then the blank line.
+            loop {
+                line.clear();
+                if reader.read_line(&mut line).ok()? == 0 || line == "\r\n" {
+                    return Some(body);
+                }
+            }
+        }
+        let mut chunk = vec![0; size + 2];
+        reader.read_exact(&mut chunk).ok()?;
+        chunk.truncate(size);
+        body.extend_from_slice(&chunk);
+    }
+}
+
+/// Whether something listens on `port` of 127.0.0.1 (a closed port makes
+/// an unreachable target).
+#[must_use]
+pub fn listening(port: u16) -> bool {
+    TcpStream::connect(("127.0.0.1", port)).is_ok()
+}
