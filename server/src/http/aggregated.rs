@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use http::{Request, Response, StatusCode};
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use http::{Request, Response};
 use hyper::body::Incoming;
 use parking_lot::Mutex;
 use rustls::ClientConfig;
@@ -15,7 +15,7 @@ use rustls::ClientConfig;
 use crate::api::proxy::aggregated::Route;
 use crate::api::proxy::endpoints::service_backend;
 use crate::app::AppState;
-use crate::http::body::{Body, full};
+use crate::http::body::Body;
 use crate::http::forward::{self, Target};
 use crate::http::proxy_verb::credentials;
 use crate::request::user::UserInfo;
@@ -98,17 +98,7 @@ pub async fn serve(
 
 /// kube-aggregator's answer when the extension server cannot be reached.
 fn unavailable() -> Response<Body> {
-    let mut resp = Response::new(full("service unavailable\n"));
-    *resp.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    resp.headers_mut().insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    resp
+    crate::http::respond::text(503, "service unavailable\n")
 }
 
 /// `X-Remote-User`, `-Uid`, `-Group` (one per group) and
