@@ -251,7 +251,9 @@ async fn respond(
                 audit: trail.context().clone(),
             };
             let measured = instrument::Measured::start(info, target, reported);
-            let resp = resource::handle(&state, req, target, call, query, writer).await;
+            let handled = resource::handle(&state, req, target, call, query, writer);
+            let (mut resp, warnings) = crate::request::warnings::gathering(handled).await;
+            respond::add_warnings(&mut resp, &warnings);
             return measured.finish(resp);
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {

@@ -15,6 +15,7 @@ pub mod impersonation;
 pub mod info;
 pub mod overload;
 pub mod user;
+pub mod warnings;
 
 use std::sync::Arc;
 

@@ -6,6 +6,7 @@
 //! view of a denial, and refused admission flags and files at start.
 
 mod hook;
+mod warnings;
 
 use std::time::Duration;
 

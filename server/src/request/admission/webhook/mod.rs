@@ -253,7 +253,7 @@ impl Webhooks {
             return Ok(false);
         };
         for warning in &answer.warnings {
-            tracing::debug!(webhook = %hook.name, "webhook warning: {warning}");
+            crate::request::warnings::add(warning);
         }
         let Some(patch) = answer.patch else {
             return Ok(false);
@@ -289,10 +289,14 @@ impl Webhooks {
             let result = call
                 .await
                 .map_err(|e| ApiError::Internal(format!("webhook call failed: {e}")))?;
-            if let Err(e) = result
-                && outcome.is_ok()
-            {
-                outcome = Err(e);
+            match result {
+                Ok(Some(answer)) => answer
+                    .warnings
+                    .iter()
+                    .for_each(|w| crate::request::warnings::add(w)),
+                Ok(None) => {}
+                Err(e) if outcome.is_ok() => outcome = Err(e),
+                Err(_) => {}
             }
         }
         outcome
