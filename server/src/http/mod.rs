@@ -251,9 +251,13 @@ async fn respond(
                 audit: trail.context().clone(),
             };
             let measured = instrument::Measured::start(info, target, reported);
+            let audit = call.audit.clone();
             let handled = resource::handle(&state, req, target, call, query, writer);
-            let (mut resp, warnings) = crate::request::warnings::gathering(handled).await;
-            respond::add_warnings(&mut resp, &warnings);
+            let (mut resp, notes) = crate::request::notes::gathering(handled).await;
+            respond::add_warnings(&mut resp, &notes.warnings);
+            for (key, value) in &notes.annotations {
+                audit.annotate(key, value);
+            }
             return measured.finish(resp);
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {

@@ -13,9 +13,9 @@ pub mod authn;
 pub mod authz;
 pub mod impersonation;
 pub mod info;
+pub mod notes;
 pub mod overload;
 pub mod user;
-pub mod warnings;
 
 use std::sync::Arc;
 

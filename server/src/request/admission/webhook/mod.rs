@@ -252,9 +252,7 @@ impl Webhooks {
         let Some(answer) = Self::call(Arc::clone(hook), call).await? else {
             return Ok(false);
         };
-        for warning in &answer.warnings {
-            crate::request::warnings::add(warning);
-        }
+        answer.tell(&hook.name);
         let Some(patch) = answer.patch else {
             return Ok(false);
         };
@@ -282,18 +280,15 @@ impl Webhooks {
             let Some(call) = self.review(&hook, attrs, object)? else {
                 continue;
             };
-            calls.push(tokio::spawn(Self::call(hook, call)));
+            calls.push((hook.name.clone(), tokio::spawn(Self::call(hook, call))));
         }
         let mut outcome = Ok(());
-        for call in calls {
+        for (name, call) in calls {
             let result = call
                 .await
                 .map_err(|e| ApiError::Internal(format!("webhook call failed: {e}")))?;
             match result {
-                Ok(Some(answer)) => answer
-                    .warnings
-                    .iter()
-                    .for_each(|w| crate::request::warnings::add(w)),
+                Ok(Some(answer)) => answer.tell(&name),
                 Ok(None) => {}
                 Err(e) if outcome.is_ok() => outcome = Err(e),
                 Err(_) => {}

@@ -91,6 +91,42 @@ pub struct Answer {
     /// A JSONPatch (already base64-decoded), when the webhook sent one.
     pub patch: Option<Vec<u8>>,
     pub warnings: Vec<String>,
+    /// `auditAnnotations`, keys as the webhook sent them.
+    pub audit_annotations: Vec<(String, String)>,
+}
+
+impl Answer {
+    /// Passes the answer's warnings to the client and its audit
+    /// annotations to the request's event, keyed `<webhook>/<key>` as kube
+    /// keys them (a key that makes no qualified name is dropped, logged).
+    pub fn tell(&self, hook: &str) {
+        for warning in &self.warnings {
+            crate::request::notes::warn(warning);
+        }
+        for (key, value) in &self.audit_annotations {
+            if is_qualified_key(key) {
+                crate::request::notes::annotate_audit(format!("{hook}/{key}"), value.clone());
+            } else {
+                tracing::warn!(
+                    webhook = hook,
+                    key,
+                    "dropped an audit annotation whose key is not a qualified name"
+                );
+            }
+        }
+    }
+}
+
+/// The name part of a qualified name: at most 63 alphanumerics, `-`, `_`
+/// or `.`, starting and ending alphanumeric.
+fn is_qualified_key(key: &str) -> bool {
+    let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    key.len() <= 63
+        && ends(key.chars().next())
+        && ends(key.chars().last())
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// Reads an answer: `Ok` when allowed, the webhook's refusal, or why the
@@ -137,7 +173,20 @@ pub fn answer(hook: &str, body: &[u8], uid: &str) -> Result<Result<Answer, ApiEr
         }
         _ => None,
     };
-    Ok(Ok(Answer { patch, warnings }))
+    let audit_annotations = response
+        .get("auditAnnotations")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Ok(Answer {
+        patch,
+        warnings,
+        audit_annotations,
+    }))
 }
 
 /// kube's refusal: the webhook's code (403 unless it gave one of 400 or
