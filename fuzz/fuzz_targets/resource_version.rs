@@ -4,6 +4,7 @@
 libfuzzer_sys::fuzz_target!(|data: &[u8]| cairn_fuzz_entry(data));
 
 fn cairn_fuzz_entry(data: &[u8]) {
-    let target = cairn_apiserver::fuzz_targets::target("resource_version").expect("a shared target");
+    let target =
+        cairn_apiserver::fuzz_targets::target("resource_version").expect("a shared target");
     (target.check)(data);
 }
