@@ -96,6 +96,12 @@ pub enum Error {
 }
 
 impl Error {
+    /// An fsync or fdatasync failed: the kernel may have dropped the dirty
+    /// pages, so what was written since the last good sync is in doubt.
+    pub(crate) fn is_failed_sync(&self) -> bool {
+        matches!(self, Error::Io { op, .. } if op.starts_with("fsync") || op.starts_with("fdatasync"))
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Error {
         Error::Io {
             op,

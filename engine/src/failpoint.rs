@@ -6,7 +6,12 @@
 //!   N-th time instead;
 //! - `name:stall-while=PATH` holds every thread that reaches the point for as
 //!   long as the file `PATH` exists (a disk whose syncs hang), so a test
-//!   decides when the stall begins and ends without guessing at durations.
+//!   decides when the stall begins and ends without guessing at durations;
+//! - `name:eio` makes every I/O step guarded by the point fail with EIO from
+//!   its first hit on (a disk whose fsync failed), and
+//!   `name:enospc-while=PATH` fails it with ENOSPC while `PATH` exists (a
+//!   full disk that a test frees by removing the file). Only points checked
+//!   with [`io`] fail; [`hit`] ignores these actions.
 
 #[cfg(any(feature = "failpoints", debug_assertions))]
 mod armed {
@@ -18,11 +23,19 @@ mod armed {
     enum Action {
         AbortOnHit(u64),
         StallWhileExists(PathBuf),
+        FailEio,
+        NoSpaceWhileExists(PathBuf),
     }
 
     fn parse(spec: &str) -> (String, Action) {
         if let Some((point, path)) = spec.split_once(":stall-while=") {
             return (point.to_string(), Action::StallWhileExists(path.into()));
+        }
+        if let Some((point, path)) = spec.split_once(":enospc-while=") {
+            return (point.to_string(), Action::NoSpaceWhileExists(path.into()));
+        }
+        if let Some(point) = spec.strip_suffix(":eio") {
+            return (point.to_string(), Action::FailEio);
         }
         match spec.split_once('@') {
             Some((point, nth)) => (
@@ -33,14 +46,41 @@ mod armed {
         }
     }
 
-    pub(crate) fn hit(name: &str) {
+    fn armed(name: &str) -> Option<&'static Action> {
         static ARMED: OnceLock<Option<(String, Action)>> = OnceLock::new();
-        static HITS: AtomicU64 = AtomicU64::new(0);
         let armed = ARMED.get_or_init(|| Some(parse(&std::env::var("CAIRN_FAILPOINT").ok()?)));
-        let Some((point, action)) = armed else { return };
-        if point != name {
-            return;
+        armed
+            .as_ref()
+            .filter(|(point, _)| point == name)
+            .map(|(_, action)| action)
+    }
+
+    pub(crate) fn io(name: &str) -> std::io::Result<()> {
+        match armed(name) {
+            Some(Action::FailEio) => {
+                eprintln!("failpoint {name}: failing with EIO");
+                Err(std::io::Error::from_raw_os_error(libc_errno::EIO))
+            }
+            Some(Action::NoSpaceWhileExists(path)) if path.exists() => {
+                eprintln!("failpoint {name}: failing with ENOSPC");
+                Err(std::io::Error::from_raw_os_error(libc_errno::ENOSPC))
+            }
+            _ => {
+                hit(name);
+                Ok(())
+            }
         }
+    }
+
+    /// The two errno values the failing actions answer (Linux numbering).
+    mod libc_errno {
+        pub const EIO: i32 = 5;
+        pub const ENOSPC: i32 = 28;
+    }
+
+    pub(crate) fn hit(name: &str) {
+        static HITS: AtomicU64 = AtomicU64::new(0);
+        let Some(action) = armed(name) else { return };
         match action {
             Action::AbortOnHit(nth) => {
                 if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *nth {
@@ -56,6 +96,7 @@ mod armed {
                     }
                 }
             }
+            Action::FailEio | Action::NoSpaceWhileExists(_) => {}
         }
     }
 
@@ -76,6 +117,14 @@ mod armed {
             assert!(
                 matches!(action, Action::StallWhileExists(p) if p == std::path::Path::new("/tmp/x:y"))
             );
+            assert!(
+                matches!(parse("segment:seal-sync:eio"), (p, Action::FailEio) if p == "segment:seal-sync")
+            );
+            let (point, action) = parse("segment:create-write:enospc-while=/tmp/full");
+            assert_eq!(point, "segment:create-write");
+            assert!(
+                matches!(action, Action::NoSpaceWhileExists(p) if p == std::path::Path::new("/tmp/full"))
+            );
         }
     }
 }
@@ -89,3 +138,16 @@ pub(crate) fn hit(name: &str) {
 #[cfg(not(any(feature = "failpoints", debug_assertions)))]
 #[inline(always)]
 pub(crate) fn hit(_name: &str) {}
+
+/// The I/O step guarded by `name` fails here if `CAIRN_FAILPOINT` arms
+/// `name:eio` or `name:enospc-while=PATH`; otherwise as [`hit`].
+#[cfg(any(feature = "failpoints", debug_assertions))]
+pub(crate) fn io(name: &str) -> std::io::Result<()> {
+    armed::io(name)
+}
+
+#[cfg(not(any(feature = "failpoints", debug_assertions)))]
+#[inline(always)]
+pub(crate) fn io(_name: &str) -> std::io::Result<()> {
+    Ok(())
+}

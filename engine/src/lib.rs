@@ -36,6 +36,8 @@ mod compaction;
 mod engine;
 mod error;
 mod failpoint;
+#[doc(hidden)]
+pub mod fuzz_targets;
 mod housekeeping;
 mod index;
 pub mod inspect;

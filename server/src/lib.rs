@@ -8,6 +8,8 @@ pub mod app;
 mod app_serving;
 pub mod config;
 pub mod controllers;
+#[doc(hidden)]
+pub mod fuzz_targets;
 pub mod http;
 pub mod logging;
 pub mod metrics;

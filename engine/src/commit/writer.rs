@@ -33,6 +33,10 @@ pub(crate) struct Writer {
     /// A refused batch stopped the zero fill; it starts again after the next
     /// batch that commits.
     refill: bool,
+    /// This batch's roll got as far as sealing the active segment, or an
+    /// fsync failed while it created the next one: the batch's failure
+    /// cannot be cut off the log, so it stops writes.
+    failure_is_final: bool,
 }
 
 fn copy_error(e: &Error) -> Error {
@@ -60,6 +64,7 @@ impl Writer {
             last_time,
             buf: Vec::with_capacity(1 << 20),
             refill: false,
+            failure_is_final: false,
         }
     }
 
@@ -82,7 +87,8 @@ impl Writer {
     fn process(&mut self, batch: Vec<Pending>) {
         self.shared.timings.group_commit.record(batch.len() as u64);
         let first_rev = self.next_rev;
-        let segment_at_start = self.active.seg.id;
+        let written_at_start = self.active.written;
+        self.failure_is_final = false;
         let mut plans = Vec::with_capacity(batch.len());
         let mut overlay = Overlay::new();
         let mut io_error = None;
@@ -107,10 +113,13 @@ impl Writer {
                 outcome,
             });
         }
-        let mut may_continue = false;
+        // A failed write (or a roll that failed before sealing) leaves the
+        // active segment as it was at the batch's start but for bytes that
+        // can be cut; a failed sync cannot be undone.
+        let mut may_continue = io_error.is_some() && !self.failure_is_final;
         if io_error.is_none() {
             if let Err(e) = self.append_batch() {
-                may_continue = self.active.seg.id == segment_at_start;
+                may_continue = !self.failure_is_final;
                 io_error = Some(e);
             } else if let Err(e) = self.sync_and_publish() {
                 io_error = Some(e);
@@ -122,7 +131,7 @@ impl Writer {
             return;
         };
         self.buf.clear();
-        if may_continue && self.cut_refused_batch() {
+        if may_continue && self.cut_refused_batch(written_at_start) {
             tracing::warn!(error = %e, "a batch of writes could not be written and was refused; writes go on");
             self.next_rev = first_rev;
         } else {
@@ -137,7 +146,9 @@ impl Writer {
     /// Cuts what a failed append left past the last commit, so neither a
     /// later batch nor recovery after a crash finds a refused record.
     /// `false` when that failed too.
-    fn cut_refused_batch(&mut self) -> bool {
+    fn cut_refused_batch(&mut self, written_at_start: u64) -> bool {
+        // A roll that failed may have appended part of the batch already.
+        self.active.written = written_at_start;
         match self.active.cut_unwritten() {
             Ok(()) => {
                 self.refill = self.shared.options.fill_ahead() > 0;
@@ -179,16 +190,16 @@ impl Writer {
     }
 
     /// Seals the active segment and starts a new one with room for `need` bytes.
+    ///
+    /// The new segment is created before the active one is sealed: when
+    /// there is no room for it (ENOSPC), the active segment is as it was and
+    /// the batch is refused while writes go on. A failed fsync, or any
+    /// failure from the seal on, stops writes (see the module).
     pub(super) fn roll(&mut self, need: u64) -> Result<()> {
         if !self.buf.is_empty() {
             self.active.append(&self.buf)?;
             self.buf.clear();
         }
-        self.active.seal()?;
-        self.shared
-            .housekeeping
-            .push(Job::Sidecar(Arc::clone(&self.active.seg)));
-        crate::failpoint::hit("roll:sealed");
         let capacity = self
             .shared
             .options
@@ -196,7 +207,14 @@ impl Writer {
             .max(FILE_HEADER_LEN as u64 + need);
         let mut m = self.shared.manifest.lock();
         let id = m.next_segment_id;
-        let mut next_active = ActiveSegment::create(&self.shared.dir, id, capacity)?;
+        let mut next_active = ActiveSegment::create(&self.shared.dir, id, capacity)
+            .inspect_err(|e| self.failure_is_final = e.is_failed_sync())?;
+        self.failure_is_final = true;
+        self.active.seal()?;
+        self.shared
+            .housekeeping
+            .push(Job::Sidecar(Arc::clone(&self.active.seg)));
+        crate::failpoint::hit("roll:sealed");
         next_active.zero_fill_ahead(self.shared.options.fill_ahead(), FILE_HEADER_LEN as u64);
         crate::failpoint::hit("roll:segment-created");
         let mut next = m.clone();

@@ -26,7 +26,9 @@ pub(crate) struct ActiveSegment {
 }
 
 impl ActiveSegment {
-    /// Creates a new, empty segment file (header written and synced).
+    /// Creates a new, empty segment file (header written and synced). On
+    /// failure no file is left behind (as far as the disk lets it be
+    /// removed), so a later attempt can create the same id once space returns.
     pub(crate) fn create(dir: &Path, id: u64, capacity: u64) -> Result<ActiveSegment> {
         let path = segment_path(dir, id);
         let file = OpenOptions::new()
@@ -35,10 +37,29 @@ impl ActiveSegment {
             .create_new(true)
             .open(&path)
             .map_err(|e| Error::io("create", &path, e))?;
+        Self::start(dir, id, path.clone(), file, capacity).inspect_err(|_| {
+            if std::fs::remove_file(&path).is_ok() {
+                let _ = sync_dir(dir);
+            }
+        })
+    }
+
+    fn start(
+        dir: &Path,
+        id: u64,
+        path: std::path::PathBuf,
+        file: File,
+        capacity: u64,
+    ) -> Result<ActiveSegment> {
         let header = encode_file_header(SEGMENT_MAGIC, id);
-        file.write_all_at(&header, 0)
+        crate::failpoint::io("segment:create-write")
+            .and_then(|()| file.write_all_at(&header, 0))
             .map_err(|e| Error::io("write", &path, e))?;
-        file.sync_all().map_err(|e| Error::io("fsync", &path, e))?;
+        crate::failpoint::io("segment:create-sync")
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io("fsync", &path, e))?;
+        crate::failpoint::io("segment:create-dir-sync")
+            .map_err(|e| Error::io("fsync directory", dir, e))?;
         sync_dir(dir)?;
         let seg_id = u32::try_from(id)
             .map_err(|_| Error::InvalidArgument("segment id space exhausted".into()))?;
@@ -139,6 +160,8 @@ impl ActiveSegment {
     /// Syncs the segment; it takes no more appends. Its sidecar is written
     /// afterwards, off the commit path (see `housekeeping`).
     pub(crate) fn seal(&mut self) -> Result<()> {
+        crate::failpoint::io("segment:seal-sync")
+            .map_err(|e| Error::io("fsync", &self.seg.path, e))?;
         match self.fill.take() {
             Some(fill) => {
                 // Cut the zeros off: only the active segment may end in them.

@@ -56,24 +56,6 @@ fn base_seed() -> u64 {
     env_u64("CAIRN_FUZZ_SEED").unwrap_or(0x00CA_1A2F)
 }
 
-/// The seed files of `target`, sorted by name so runs are reproducible.
-pub fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fuzz_corpus")
-        .join(target);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("corpus {}: {e}", dir.display()))
-        .map(|entry| entry.expect("corpus entry").path())
-        .collect();
-    paths.sort();
-    let seeds: Vec<Vec<u8>> = paths
-        .iter()
-        .map(|p| std::fs::read(p).expect("corpus file"))
-        .collect();
-    assert!(!seeds.is_empty(), "corpus {} is empty", dir.display());
-    seeds
-}
-
 /// Tokens that make parsers take their rarer paths.
 const DICTIONARY: &[&[u8]] = &[
     b"{",
@@ -213,23 +195,13 @@ pub fn mutant(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     input
 }
 
-/// Runs `check` on every seed, then on `rounds()` mutants. A panic is
+/// Runs `check` on every seed, then on `total` mutants. A panic is
 /// reported with the target, round and input (escaped) before it unwinds,
 /// so a crash can be turned into a named regression test. With
 /// `CAIRN_FUZZ_KEEP_LAST` set, the input of an abort is left in
 /// `<CARGO_TARGET_TMPDIR>/fuzz-<target>.last`.
-pub fn run(target: &str, check: impl FnMut(&[u8])) {
-    run_seeds(target, &corpus(target), check);
-}
-
-/// As `run`, from seeds the caller derived (binary encodings of a corpus).
-pub fn run_seeds(target: &str, seeds: &[Vec<u8>], check: impl FnMut(&[u8])) {
-    run_rounds(target, seeds, rounds(), check);
-}
-
-/// As `run_seeds`, for `total` rounds (targets whose rounds are costly
-/// take a fraction of `rounds()`).
-pub fn run_rounds(target: &str, seeds: &[Vec<u8>], total: u64, mut check: impl FnMut(&[u8])) {
+pub fn run_rounds(target: &str, seeds: &[Vec<u8>], total: u64, check: impl Fn(&[u8])) {
+    assert!(!seeds.is_empty(), "target {target} has no seeds");
     let start = base_seed() ^ name_hash(target);
     let mut rng = Rng::new(start);
     let inputs = seeds

@@ -54,14 +54,20 @@ pub fn from_file(path: &Path) -> Result<Settings, String> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the webhook kubeconfig {shown:?}: {e}"))?;
-    let doc: Value = serde_saphyr::from_str(&text).map_err(|e| {
-        format!(
-            "the webhook kubeconfig {shown:?} is not YAML: {}",
-            first_line(&e.to_string())
-        )
-    })?;
+    let doc = read_yaml(&text)
+        .map_err(|e| format!("the webhook kubeconfig {shown:?} is not YAML: {e}"))?;
     let base = path.parent().unwrap_or(Path::new("/"));
     parse(&doc, base).map_err(|e| format!("the webhook kubeconfig {shown:?}: {e}"))
+}
+
+/// Reads a kubeconfig's text, its file references relative to `base`.
+pub fn from_text(text: &str, base: &Path) -> Result<Settings, String> {
+    let doc = read_yaml(text).map_err(|e| format!("not YAML: {e}"))?;
+    parse(&doc, base)
+}
+
+fn read_yaml(text: &str) -> Result<Value, String> {
+    serde_saphyr::from_str(text).map_err(|e| first_line(&e.to_string()).to_owned())
 }
 
 fn first_line(text: &str) -> &str {
