@@ -23,7 +23,7 @@ pub struct Target {
     pub check: fn(&[u8]),
 }
 
-/// Every target of this crate (the engine's are in `cairn_engine::fuzz_targets`).
+/// Every target of this crate (the storage engine keeps its own targets).
 pub const TARGETS: &[Target] = &[
     t("json", "json", bodies::json),
     t("yaml", "yaml", bodies::yaml),
