@@ -197,6 +197,35 @@ impl Watch {
         Revision(self.next_rev - 1)
     }
 
+    /// Brings [`Watch::progress`] up to the newest revision published to
+    /// watchers, queueing whatever batches of this watch's range were sent
+    /// up to it (hand them out with the `try_` variants). A watch only hears
+    /// of commits that touch its range, so without this its progress stays
+    /// at its own last event however far other keys move; a reader that
+    /// keeps state from a watch uses it to know that state is current
+    /// through a revision (etcd's progress request). No effect before the
+    /// watch has caught up with history or after it ended.
+    pub fn sync_progress(&mut self) -> Revision {
+        // Every batch through `published` that touches this range was sent
+        // under the hub's lock before `published` could be read here.
+        let published = self.shared.hub.published();
+        loop {
+            let Feed::Live { rx, .. } = &mut self.feed else {
+                return self.progress();
+            };
+            match Self::try_recv(rx) {
+                Some(batch @ Some(_)) => self.take(batch),
+                Some(None) => {
+                    self.take(None);
+                    return self.progress();
+                }
+                None => break,
+            }
+        }
+        self.next_rev = self.next_rev.max(published + 1);
+        self.progress()
+    }
+
     /// The next event; `None` once the engine has closed.
     pub async fn next(&mut self) -> Option<Result<Event>> {
         let fill = fill_with!(self, rx => Some(rx.recv().await));
