@@ -169,6 +169,15 @@ pub trait WatchStream: Send {
 
     /// The revision of the newest event delivered or passed over.
     fn progress(&self) -> Revision;
+
+    /// Brings `progress` up to a revision at least as new as every write
+    /// the backend has acknowledged, without waiting: every batch of the
+    /// watch's range up to the returned revision has been delivered or is
+    /// ready (`try_next_batch`). `None` when the backend cannot vouch for
+    /// that (progress then moves only with the watch's own events).
+    fn sync_progress(&mut self) -> Option<Revision> {
+        None
+    }
 }
 
 /// A watch; see the module docs.
@@ -223,6 +232,11 @@ impl Watch {
     #[must_use]
     pub fn progress(&self) -> Revision {
         self.stream.progress()
+    }
+
+    /// See [`WatchStream::sync_progress`].
+    pub fn sync_progress(&mut self) -> Option<Revision> {
+        self.stream.sync_progress()
     }
 }
 

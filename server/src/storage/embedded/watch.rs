@@ -65,4 +65,9 @@ impl WatchStream for EngineWatch {
     fn progress(&self) -> Revision {
         convert::revision(self.inner.progress())
     }
+
+    fn sync_progress(&mut self) -> Option<Revision> {
+        // A write is acknowledged only after the engine published it.
+        Some(convert::revision(self.inner.sync_progress()))
+    }
 }

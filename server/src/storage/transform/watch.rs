@@ -88,4 +88,11 @@ impl WatchStream for PlainWatch {
     fn progress(&self) -> Revision {
         self.inner.progress()
     }
+
+    fn sync_progress(&mut self) -> Option<Revision> {
+        if self.failed {
+            return None;
+        }
+        self.inner.sync_progress()
+    }
 }
