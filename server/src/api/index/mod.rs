@@ -1,11 +1,16 @@
 //! The decode-once layer between storage and selectors: the attributes
 //! selectors read, extracted once per stored record (`attrs`), and the
-//! cache of them by key and version that lists with selectors use (`cache`).
+//! per-kind list indexes of them that lists with selectors read instead
+//! of every stored object (`kind_index`, `state`, `indexes`).
 
 mod attrs;
-mod cache;
+mod indexes;
+mod kind_index;
 mod sparse;
+mod state;
 
 pub use attrs::Attributes;
-pub use cache::{AttrCache, AttrCaches};
+pub use indexes::KindIndexes;
+pub use kind_index::KindIndex;
 pub use sparse::Paths;
+pub use state::Candidate;

@@ -12,6 +12,7 @@ mod delete_plan;
 mod eviction;
 pub mod grace;
 pub mod history;
+mod list_index;
 pub mod no_op;
 pub mod ownership;
 pub mod patch;
@@ -27,7 +28,7 @@ use serde_json::{Value, json};
 
 use crate::api::cel::Requester;
 use crate::api::error::ApiError;
-use crate::api::index::AttrCaches;
+use crate::api::index::KindIndexes;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::api::watch::hub::Hubs;
@@ -118,8 +119,9 @@ pub struct Store {
     pub authorizers: Arc<Authorizers>,
     /// The shared watches of filtered watchers, one per kind.
     pub hubs: Hubs,
-    /// Selectable attributes of stored records, for lists with selectors.
-    pub attr_caches: AttrCaches,
+    /// Per-kind indexes of stored objects' selectable attributes, which
+    /// lists with selectors read instead of every object.
+    pub list_indexes: KindIndexes,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -136,7 +138,7 @@ impl Store {
                 Arc::new(PrivilegedGroups::masters()),
             ])),
             hubs: Hubs::default(),
-            attr_caches: AttrCaches::default(),
+            list_indexes: KindIndexes::default(),
         }
     }
 

@@ -7,9 +7,11 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use crate::api::error::ApiError;
+use crate::api::index::Attributes;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector, fnv1a64};
+use crate::api::store::list_index::ListRange;
 use crate::api::store::{Store, parse_rv, storage_error};
 use crate::storage::{KeyRange, KeyValue, RangeOptions, Revision, StorageError};
 
@@ -49,7 +51,7 @@ pub struct ListPage {
 }
 
 /// At which revision a read is served.
-enum ReadAt {
+pub(super) enum ReadAt {
     Latest,
     AtLeast(u64),
     Exact(u64),
@@ -80,7 +82,7 @@ fn query_fingerprint(prefix: &[u8], opts: &ListOptions) -> u64 {
 
 const TOKEN_VERSION: &str = "meta.k8s.io/v1";
 
-fn encode_continue(rv: u64, start: &str, query: u64) -> String {
+pub(super) fn encode_continue(rv: u64, start: &str, query: u64) -> String {
     let json = json!({"v": TOKEN_VERSION, "rv": rv, "start": start, "q": format!("{query:016x}")})
         .to_string();
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json)
@@ -226,15 +228,15 @@ impl Store {
         opts: &ListOptions,
     ) -> Result<RawPage, ApiError> {
         let (read_at, cont) = Store::list_read_at(opts)?;
-        let at = match read_at {
+        let at = match &read_at {
             ReadAt::Latest => None,
             ReadAt::AtLeast(n) => {
-                self.wait_for_revision(n).await?;
+                self.wait_for_revision(*n).await?;
                 None
             }
             ReadAt::Exact(n) => {
-                self.wait_for_revision(n).await?;
-                Some(Revision(n))
+                self.wait_for_revision(*n).await?;
+                Some(Revision(*n))
             }
         };
         let prefix = keys::collection_prefix(kind, ns);
@@ -252,6 +254,24 @@ impl Store {
         let filtered = opts.label.as_ref().is_some_and(|l| !l.is_empty())
             || opts.field.as_ref().is_some_and(|f| !f.is_empty())
             || opts.shard.is_some();
+        let index = match filtered {
+            true => self.list_indexes.of(&self.storage, kind).await,
+            false => None,
+        };
+        if let Some(index) = &index {
+            let where_ = ListRange {
+                prefix: &prefix,
+                start: &start,
+                end: &range.end,
+                query: fingerprint,
+            };
+            if let Some(page) = self
+                .list_from_index(index, kind, opts, &read_at, &where_)
+                .await
+            {
+                return page;
+            }
+        }
         let mut items = Vec::new();
         let mut revision = at;
         let mut last_key: Option<Vec<u8>> = None;
@@ -280,14 +300,17 @@ impl Store {
                 (Err(e), _) => return Err(storage_error(e)),
             };
             revision = Some(page.revision);
-            // Records already seen are tested by their cached attributes;
-            // the rest are parsed once.
-            let cache = filtered.then(|| self.attr_caches.of(&self.storage, kind, page.revision));
+            // Records the index holds are tested by their attributes; the
+            // rest are parsed.
             for kv in page.items {
                 last_key = Some(kv.key.to_vec());
-                let keep = match &cache {
-                    None => true,
-                    Some(cache) => match cache.attrs(&kv) {
+                let attrs = |kv: &KeyValue| match &index {
+                    Some(index) => index.attrs(kv),
+                    None => Attributes::of_record(kind, kv),
+                };
+                let keep = match filtered {
+                    false => true,
+                    true => match attrs(&kv) {
                         Some(attrs) => attrs.selected_by(kind, opts),
                         // Unreadable: fail as an unfiltered read would.
                         None => {

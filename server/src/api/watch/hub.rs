@@ -205,12 +205,9 @@ impl Hub {
             len += 1;
             let attrs = share.attrs(i, ev);
             candidates.clear();
-            state.index.candidates(
-                &self.kind,
-                attrs.new.as_deref(),
-                attrs.old.as_deref(),
-                &mut candidates,
-            );
+            state
+                .index
+                .candidates(&self.kind, attrs.new, attrs.old, &mut candidates);
             candidates.sort_unstable();
             candidates.dedup();
             for &id in &candidates {

@@ -48,8 +48,8 @@ impl Selection {
         let attrs = share.attrs(i, ev);
         decide(
             ev,
-            self.selects(kind, attrs.new.as_deref()),
-            self.selects(kind, attrs.old.as_deref()),
+            self.selects(kind, attrs.new),
+            self.selects(kind, attrs.old),
             true,
         )
     }

@@ -14,33 +14,50 @@ use crate::storage::{Event, Events};
 
 /// The attributes of an event's new and previous records (`None` when
 /// absent or unreadable as the kind).
-#[derive(Default)]
-pub struct EventAttrs {
-    pub new: Option<Arc<Attributes>>,
-    pub old: Option<Arc<Attributes>>,
+#[derive(Clone, Copy, Default)]
+pub struct EventAttrs<'a> {
+    pub new: Option<&'a Attributes>,
+    pub old: Option<&'a Attributes>,
 }
+
+/// A record's attributes, decoded on first use.
+type Slot = OnceLock<Option<Arc<Attributes>>>;
 
 /// A batch's share for one kind.
 pub struct KindShare {
     kind: Arc<KindSpec>,
-    /// By position in the whole batch; filled on first use.
-    attrs: Box<[OnceLock<EventAttrs>]>,
+    /// By position in the whole batch, new and previous records apart (the
+    /// index reads only new ones); filled on first use.
+    new: Box<[Slot]>,
+    old: Box<[Slot]>,
     encodings: OnceLock<Box<dyn Any + Send + Sync>>,
 }
 
 impl KindShare {
     /// The attributes of event `i` of the batch (which is `ev`).
-    pub fn attrs(&self, i: usize, ev: &Event) -> &EventAttrs {
-        self.attrs[i].get_or_init(|| EventAttrs {
-            new: ev
-                .kv
+    pub fn attrs(&self, i: usize, ev: &Event) -> EventAttrs<'_> {
+        EventAttrs {
+            new: self.new_attrs(i, ev).map(Arc::as_ref),
+            old: self.old[i]
+                .get_or_init(|| {
+                    ev.prev
+                        .as_ref()
+                        .and_then(|kv| Attributes::of_record(&self.kind, kv))
+                })
                 .as_ref()
-                .and_then(|kv| Attributes::of_record(&self.kind, kv)),
-            old: ev
-                .prev
-                .as_ref()
-                .and_then(|kv| Attributes::of_record(&self.kind, kv)),
-        })
+                .map(Arc::as_ref),
+        }
+    }
+
+    /// The attributes of event `i`'s new record (`ev.kv`).
+    pub fn new_attrs(&self, i: usize, ev: &Event) -> Option<&Arc<Attributes>> {
+        self.new[i]
+            .get_or_init(|| {
+                ev.kv
+                    .as_ref()
+                    .and_then(|kv| Attributes::of_record(&self.kind, kv))
+            })
+            .as_ref()
     }
 
     /// A value the encoder derives once per batch and kind; `None` if one of
@@ -69,7 +86,8 @@ impl BatchShare {
         let make = || {
             Arc::new(KindShare {
                 kind: Arc::clone(kind),
-                attrs: (0..events.all().len()).map(|_| OnceLock::new()).collect(),
+                new: (0..events.all().len()).map(|_| OnceLock::new()).collect(),
+                old: (0..events.all().len()).map(|_| OnceLock::new()).collect(),
                 encodings: OnceLock::new(),
             })
         };
