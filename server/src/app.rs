@@ -253,6 +253,9 @@ pub async fn run(config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("reading the stored services failed: {e}"))?;
     let kubernetes_service = tokio::spawn(controllers::kubernetes_service::run(Arc::clone(&state)));
+    let kubernetes_endpoints =
+        tokio::spawn(controllers::kubernetes_endpoints::run(Arc::clone(&state)));
+    let extension_auth = tokio::spawn(controllers::extension_auth::run(Arc::clone(&state)));
     let storage_counts = tokio::spawn(crate::metrics::storage::track(
         &crate::metrics::global().storage,
         Arc::clone(&state.store.storage),
@@ -322,6 +325,8 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = flowcontrol.await;
     let _ = flowcontrol_status.await;
     let _ = kubernetes_service.await;
+    let _ = kubernetes_endpoints.await;
+    let _ = extension_auth.await;
     let _ = priority_classes.await;
     let _ = api_services.await;
     storage.close();

@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::http::Endpoint;
 use crate::request::Pipeline;
 use crate::request::authn::anonymous::Anonymous;
+use crate::request::authn::front_proxy::FrontProxy;
 use crate::request::authn::jwt::startup::Configured;
 use crate::request::authn::service_account::ServiceAccountAuthenticator;
 use crate::request::authn::setup;
@@ -98,21 +99,26 @@ pub(crate) fn anonymous(
     }
 }
 
-/// The secure port's authenticators, in kube-apiserver's order: client
+/// The secure port's authenticators, in kube-apiserver's order: the
+/// front proxy's headers (with `--requestheader-client-ca-file`), client
 /// certificates, bearer tokens (one cached union), then anonymous as the
 /// fallback.
 fn secure_authenticators(
+    config: &Config,
     serving: &tls::Serving,
     bearer: &BearerTokens,
     anonymous: Option<Arc<dyn Authenticator>>,
 ) -> Result<Authenticators, String> {
+    let mut chain: Vec<Arc<dyn Authenticator>> = Vec::new();
+    if let Some(request_header) = config.request_header.load()? {
+        chain.push(Arc::new(FrontProxy::new(&request_header)?));
+    }
     let x509 = ClientCertificates::new(&serving.client_cas)
         .map_err(|e| format!("--client-ca-file: {e}"))?;
     let tokens = Bearer::new(Arc::clone(&bearer.tokens), bearer.api_audiences.clone());
-    Ok(Authenticators::new(
-        vec![Arc::new(x509), Arc::new(tokens)],
-        anonymous,
-    ))
+    chain.push(Arc::new(x509));
+    chain.push(Arc::new(tokens));
+    Ok(Authenticators::new(chain, anonymous))
 }
 
 /// The HTTPS port (TLS material made or loaded, the admin kubeconfig
@@ -139,7 +145,7 @@ pub(crate) async fn endpoints(
             )
             .map_err(|e| format!("admin kubeconfig: {e}"))?;
         }
-        let authenticators = secure_authenticators(&serving, bearer, anonymous)?;
+        let authenticators = secure_authenticators(config, &serving, bearer, anonymous)?;
         let pipeline = Arc::new(Pipeline::secure_port(
             authenticators,
             Arc::clone(&authorization.authorizers),

@@ -12,6 +12,7 @@ pub mod feature_gates;
 pub mod logging;
 pub mod overload;
 pub mod proxy_client;
+pub mod request_header;
 pub mod runtime_config;
 pub mod service_accounts;
 pub mod service_ranges;
@@ -33,6 +34,7 @@ pub use feature_gates::FeatureGates;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
 pub use proxy_client::ProxyClientFlags;
+pub use request_header::RequestHeaderFlags;
 pub use runtime_config::RuntimeConfig;
 pub use service_accounts::{ServiceAccountConfig, ServiceAccountFlags};
 pub use service_ranges::ServiceRangeFlags;
@@ -136,6 +138,8 @@ pub struct Flags {
     pub admission: AdmissionFlags,
     #[command(flatten)]
     pub proxy_client: ProxyClientFlags,
+    #[command(flatten)]
+    pub request_header: RequestHeaderFlags,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
     #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
@@ -184,6 +188,7 @@ pub struct Config {
     pub service_ranges: ServiceRangeFlags,
     pub admission: AdmissionFlags,
     pub proxy_client: ProxyClientFlags,
+    pub request_header: RequestHeaderFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
@@ -224,6 +229,7 @@ impl From<Flags> for Config {
             service_ranges: f.service_ranges,
             admission: f.admission,
             proxy_client: f.proxy_client,
+            request_header: f.request_header,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }

@@ -8,9 +8,12 @@
 pub mod api_services;
 pub mod compaction;
 pub mod crd;
+pub mod extension_auth;
 pub mod flowcontrol;
 pub mod flowcontrol_status;
 pub mod gc;
+pub mod kept;
+pub mod kubernetes_endpoints;
 pub mod kubernetes_service;
 pub mod namespace;
 pub mod paired;

@@ -64,6 +64,15 @@ pub fn subresources(kind: &KindSpec) -> Vec<Subresource> {
             verbs: &["create"],
         });
     }
+    if kind.subresources.binding {
+        out.push(Subresource {
+            name: "binding",
+            kind: "Binding".into(),
+            // core/v1: the parent's group, a type of its own.
+            group_version: Some(("", "v1")),
+            verbs: &["create"],
+        });
+    }
     if kind.subresources.token_request {
         out.push(Subresource {
             name: "token",
@@ -94,7 +103,7 @@ fn resources_of(kind: &KindSpec) -> Vec<Value> {
             "kind": sub.kind,
             "verbs": sub.verbs,
         });
-        if let Some((g, v)) = sub.group_version {
+        if let Some((g, v)) = sub.group_version.filter(|(g, _)| !g.is_empty()) {
             r["group"] = json!(g);
             r["version"] = json!(v);
         }

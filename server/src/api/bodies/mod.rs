@@ -3,6 +3,7 @@
 //! and one decoding step that handlers run before any storage operation, so
 //! no handler acts on a body it has not validated.
 
+pub mod binding;
 pub mod delete_options;
 pub mod eviction;
 pub mod scale;

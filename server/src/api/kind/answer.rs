@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api::error::ApiError;
+use crate::api::store::Store;
 use crate::request::user::UserInfo;
 use crate::util::maybe_async::MaybeAsync;
 
@@ -19,6 +20,11 @@ pub struct Question<'a> {
     pub user: &'a Arc<UserInfo>,
     /// The namespace of the URL, for namespaced kinds.
     pub namespace: Option<&'a str>,
+    /// The store, for answers that write (a Binding assigns a pod);
+    /// `None` where nothing is stored (unit tests of pure answerers).
+    pub store: Option<&'a Store>,
+    /// `dryRun=All`: an answer that writes changes nothing.
+    pub dry_run: bool,
 }
 
 /// The function that answers creates of a kind.

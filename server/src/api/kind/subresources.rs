@@ -1,5 +1,5 @@
 //! The subresources a kind serves beside its objects: status, scale,
-//! eviction, token.
+//! eviction, binding, token.
 
 /// Subresources a kind serves under `{name}/{subresource}`.
 #[derive(Clone, Debug, Default)]
@@ -11,6 +11,8 @@ pub struct Subresources {
     pub scale: Option<ScalePaths>,
     /// `/eviction` (pods): POST an Eviction to delete the object gracefully.
     pub eviction: bool,
+    /// `/binding` (pods): POST a Binding to assign the object to a node.
+    pub binding: bool,
     /// `/token` (service accounts): POST a TokenRequest to get a token.
     pub token_request: bool,
 }

@@ -124,6 +124,7 @@ pub fn add_catalog(r: &Registry, config: &Config) {
         subresources: Subresources {
             status: true,
             eviction: true,
+            binding: true,
             ..Subresources::default()
         },
         ..KindSpec::new("", "v1", "Pod", "pods", true, pod::schema())

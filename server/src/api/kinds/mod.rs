@@ -10,6 +10,7 @@ pub mod authorization;
 pub mod autoscaler_table;
 pub mod autoscaling_v1;
 pub mod batch_table;
+pub mod binding;
 pub mod budget_rules;
 pub mod catalog;
 pub mod checks;
@@ -154,6 +155,7 @@ pub fn builtin(config: &Config) -> Registry {
         ..KindSpec::new("", "v1", "Event", "events", true, event::schema())
     });
     catalog::add_catalog(&r, config);
+    binding::add(&r);
     workloads::add_workloads(&r);
     networking::add_networking(&r, config);
     cluster_kinds::add_cluster_kinds(&r, config);

@@ -6,6 +6,7 @@
 
 pub mod admission;
 pub mod apply;
+pub mod binding;
 pub mod body;
 pub mod delete;
 mod delete_plan;
@@ -93,6 +94,9 @@ pub enum Subresource {
     /// `/scale`: the object as the scale change computed it, written as a
     /// main-resource update but owned under the `scale` subresource.
     Scale,
+    /// A pod's `/binding`: the pod as the store assigned it (its node is
+    /// otherwise immutable), outside field ownership as in Kubernetes.
+    Binding,
 }
 
 impl Subresource {
@@ -103,6 +107,7 @@ impl Subresource {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
             Subresource::Scale => "scale",
+            Subresource::Binding => "binding",
         }
     }
 }

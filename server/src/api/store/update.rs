@@ -123,6 +123,8 @@ impl Store {
             match opts.subresource {
                 Some(Subresource::Status) => new = only_status_from(new, &old),
                 Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
+                // The store computed the assignment itself.
+                Some(Subresource::Binding) => {}
                 None if opts.system => {}
                 None | Some(Subresource::Scale) => {
                     kind.strategy.prepare_for_update(&mut new, &old);
@@ -131,7 +133,9 @@ impl Store {
                     }
                 }
             }
-            if generation_changes(kind, &new, &old) {
+            if opts.subresource != Some(Subresource::Binding)
+                && generation_changes(kind, &new, &old)
+            {
                 let generation = old
                     .get("metadata")
                     .and_then(|m| m.get("generation"))
@@ -139,17 +143,23 @@ impl Store {
                     .unwrap_or(0);
                 object::metadata_mut(&mut new).insert("generation".into(), json!(generation + 1));
             }
+            let binding = opts.subresource == Some(Subresource::Binding);
             let mut causes = meta::validate_meta(kind, &new);
-            causes.extend(
-                kind.strategy
-                    .validate_update_by(&new, &old, &self.requester(opts)),
-            );
+            // A binding writes the stored pod as Kubernetes' binding REST
+            // does: beside the pod's strategy, which keeps its node fixed.
+            if !binding {
+                causes.extend(
+                    kind.strategy
+                        .validate_update_by(&new, &old, &self.requester(opts)),
+                );
+            }
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
             }
             let pins = self.admission.validate(&admitting, Some(&new)).await?;
             match &managed {
                 Some(m) => ownership::store_entries(&mut new, m),
+                None if binding => {}
                 None => ownership::track_update(kind, Some(&old), &mut new, opts),
             }
             let claim = kind.strategy.claim(&mut new, Some(&old))?;

@@ -47,8 +47,14 @@ pub async fn answer(
     let question = Question {
         user: &r.user,
         namespace: r.ns,
+        store: Some(&r.state.store),
+        dry_run: opts.dry_run,
     };
     let answered = answerer.answer(question, question_body).resolve().await?;
+    // A Binding is answered with a Status, as Kubernetes does.
+    if answered.get("kind").and_then(Value::as_str) == Some("Status") {
+        return Ok(r.writer.object(201, &answered, &warnings));
+    }
     let mut object = Map::new();
     object.insert("kind".into(), Value::from(kind.kind.clone()));
     object.insert("apiVersion".into(), Value::from(kind.api_version()));

@@ -1,6 +1,7 @@
 //! The subresources that are not the object itself: `/scale` (an
 //! `autoscaling/v1` Scale over the paths a kind names) and `/eviction` (POST
-//! an Eviction to delete a pod gracefully) and `/token` (POST a
+//! an Eviction to delete a pod gracefully), `/binding` (POST a Binding to
+//! assign a pod to a node) and `/token` (POST a
 //! TokenRequest for a service account's token). `/status` and a namespace's
 //! `/finalize` are ordinary writes with a narrower scope (resource/write.rs).
 
@@ -11,11 +12,12 @@ use hyper::body::Incoming;
 use serde_json::json;
 
 use super::header_str;
-use crate::api::bodies::eviction;
 use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
 use crate::api::bodies::token_request as token_request_body;
+use crate::api::bodies::{binding, eviction};
 use crate::api::error::ApiError;
 use crate::api::kind::{KindSpec, Origin};
+use crate::api::kinds::binding::success;
 use crate::api::patch::PatchType;
 use crate::api::store::Subresource;
 use crate::app::AppState;
@@ -36,7 +38,7 @@ pub struct Asker {
     pub audit: AuditContext,
 }
 
-/// Serves `/scale`, `/eviction` and `/token` for an authorized user; anything else
+/// Serves `/scale`, `/eviction`, `/binding` and `/token` for an authorized user; anything else
 /// is not found.
 pub async fn serve(
     state: &Arc<AppState>,
@@ -159,6 +161,26 @@ pub async fn serve(
                 &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}),
                 &[],
             ))
+        }
+        Some("binding") if kind.subresources.binding => {
+            if req.method() != Method::POST {
+                return Err(not_allowed(req.method()));
+            }
+            let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
+            // Schedulers built on client-go send Bindings as protobuf.
+            let body = decode_typed_body(&binding::schema(), content_type.as_deref(), &body)?;
+            audit.record_request_value(&body);
+            let assignment = binding::decode(&body, Some(name), ns)?;
+            let opts = crate::api::store::WriteOptions {
+                dry_run: query.dry_run()?,
+                user: Some(user),
+                ..Default::default()
+            };
+            state
+                .store
+                .bind(kind, ns.unwrap_or_default(), &assignment, &opts)
+                .await?;
+            Ok(writer.object(201, &success(), &[]))
         }
         Some("token") if kind.subresources.token_request => {
             if req.method() != Method::POST {

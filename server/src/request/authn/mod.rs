@@ -9,6 +9,7 @@
 pub mod anonymous;
 pub mod audiences;
 mod csv;
+pub mod front_proxy;
 pub mod insecure;
 pub mod jwt;
 pub mod review;

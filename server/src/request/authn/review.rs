@@ -213,6 +213,8 @@ mod tests {
         let question = Question {
             user: &user,
             namespace: None,
+            store: None,
+            dry_run: false,
         };
         reviewer
             .answer(question, body)
@@ -288,6 +290,8 @@ mod tests {
                 Question {
                     user: &user,
                     namespace: None,
+                    store: None,
+                    dry_run: false,
                 },
                 json!({}),
             )

@@ -20,6 +20,8 @@ use crate::util::maybe_async::MaybeAsync;
 pub struct PeerCertificates {
     chain: Vec<CertificateDer<'static>>,
     verdict: OnceLock<Verdict>,
+    /// The same question asked of the front proxy's CA.
+    front_proxy_verdict: OnceLock<Verdict>,
 }
 
 #[derive(Clone)]
@@ -43,6 +45,7 @@ impl PeerCertificates {
         Some(PeerCertificates {
             chain: chain.iter().map(|c| c.clone().into_owned()).collect(),
             verdict: OnceLock::new(),
+            front_proxy_verdict: OnceLock::new(),
         })
     }
 }
@@ -126,16 +129,23 @@ impl ClientCertificates {
     }
 }
 
-impl Authenticator for ClientCertificates {
-    fn authenticate<'a>(
-        &'a self,
-        head: &'a RequestHead<'a>,
-    ) -> MaybeAsync<'a, Result<Option<Arc<UserInfo>>, ApiError>> {
-        let Some(peer) = head.peer else {
-            return MaybeAsync::Ready(Ok(None));
+impl ClientCertificates {
+    /// The subject of `peer`'s chain as these CAs judge it: `Ok(None)`
+    /// without a CommonName, an error when it does not verify or is out of
+    /// its validity now. `front_proxy` keeps the verdict apart from the
+    /// client-CA one.
+    pub fn subject(
+        &self,
+        peer: &PeerCertificates,
+        front_proxy: bool,
+    ) -> Result<Option<Arc<UserInfo>>, ApiError> {
+        let slot = if front_proxy {
+            &peer.front_proxy_verdict
+        } else {
+            &peer.verdict
         };
-        let verdict = peer.verdict.get_or_init(|| self.judge(&peer.chain));
-        MaybeAsync::Ready(match verdict {
+        let verdict = slot.get_or_init(|| self.judge(&peer.chain));
+        match verdict {
             Verdict::User {
                 user,
                 not_before,
@@ -155,6 +165,18 @@ impl Authenticator for ClientCertificates {
                 tracing::debug!(reason = %reason, "client certificate refused");
                 Err(ApiError::Unauthorized)
             }
-        })
+        }
+    }
+}
+
+impl Authenticator for ClientCertificates {
+    fn authenticate<'a>(
+        &'a self,
+        head: &'a RequestHead<'a>,
+    ) -> MaybeAsync<'a, Result<Option<Arc<UserInfo>>, ApiError>> {
+        let Some(peer) = head.peer else {
+            return MaybeAsync::Ready(Ok(None));
+        };
+        MaybeAsync::Ready(self.subject(peer, false))
     }
 }

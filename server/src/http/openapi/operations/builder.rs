@@ -224,8 +224,14 @@ impl Builder<'_> {
                 // named after their group.
                 // (its first word: `authentication` for authentication.k8s.io).
                 Some((g, v)) => (
-                    self.namer
-                        .api_type(g.split('.').next().unwrap_or(g), v, &sub.kind),
+                    self.namer.api_type(
+                        match g.split('.').next().unwrap_or(g) {
+                            "" => "core",
+                            package => package,
+                        },
+                        v,
+                        &sub.kind,
+                    ),
                     json!({"group": g, "kind": sub.kind, "version": v}),
                 ),
                 None => (self.namer.kind(k), self.gvk.clone()),

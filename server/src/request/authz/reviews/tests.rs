@@ -95,6 +95,8 @@ async fn ask(
             Question {
                 user: &user,
                 namespace,
+                store: None,
+                dry_run: false,
             },
             body,
         )
@@ -343,6 +345,8 @@ async fn a_rules_review_lists_the_chains_rules_for_the_namespace() {
     let question = || Question {
         user: &jane,
         namespace: None,
+        store: None,
+        dry_run: false,
     };
     let answered = reviewer
         .answer(question(), json!({"spec": {"namespace": "dev"}}))

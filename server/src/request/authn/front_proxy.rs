@@ -1,0 +1,248 @@
+//! The front-proxy (request-header) authenticator: a request whose client
+//! certificate chains to `--requestheader-client-ca-file` (with a
+//! CommonName among `--requestheader-allowed-names`, when any are given)
+//! is the user its headers name, as kube-apiserver's requestheader
+//! authenticator has it. Asked before the client-certificate authenticator.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use http::HeaderMap;
+
+use crate::api::error::ApiError;
+use crate::config::request_header::RequestHeaderConfig;
+use crate::request::authn::x509::ClientCertificates;
+use crate::request::authn::{Authenticator, RequestHead};
+use crate::request::user::UserInfo;
+use crate::util::maybe_async::MaybeAsync;
+
+/// The headers the proxy names the user in.
+#[derive(Clone, Debug, Default)]
+pub struct IdentityHeaders {
+    pub username: Vec<String>,
+    pub uid: Vec<String>,
+    pub group: Vec<String>,
+    pub extra_prefix: Vec<String>,
+}
+
+/// The first non-empty value of the first of `names` that has one.
+fn first_value(headers: &HeaderMap, names: &[String]) -> Option<String> {
+    names.iter().find_map(|name| {
+        headers
+            .get(name.as_str())
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    })
+}
+
+/// `url.PathUnescape` of an extra key; the key as sent when it is not
+/// well escaped, as kube keeps it.
+fn unescape(key: &str) -> String {
+    let bytes = key.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match hex {
+                Some(b) => {
+                    out.push(b);
+                    i += 3;
+                    continue;
+                }
+                None => return key.to_string(),
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| key.to_string())
+}
+
+impl IdentityHeaders {
+    /// The user the headers name; `None` without a username.
+    #[must_use]
+    pub fn user(&self, headers: &HeaderMap) -> Option<UserInfo> {
+        let name = first_value(headers, &self.username)?;
+        let groups = self
+            .group
+            .iter()
+            .flat_map(|h| headers.get_all(h.as_str()))
+            .filter_map(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+            .collect();
+        let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for prefix in &self.extra_prefix {
+            let prefix = prefix.to_ascii_lowercase();
+            for (header, value) in headers {
+                // Header names are lower case already.
+                let Some(key) = header.as_str().strip_prefix(prefix.as_str()) else {
+                    continue;
+                };
+                let Ok(value) = value.to_str() else { continue };
+                if value.is_empty() {
+                    continue;
+                }
+                extra
+                    .entry(unescape(key))
+                    .or_default()
+                    .push(value.to_string());
+            }
+        }
+        Some(UserInfo {
+            name,
+            uid: first_value(headers, &self.uid).unwrap_or_default(),
+            groups,
+            extra,
+        })
+    }
+
+    /// Every header these name (for removal once read).
+    pub fn names_in<'a>(&'a self, headers: &'a HeaderMap) -> impl Iterator<Item = String> + 'a {
+        let exact = self
+            .username
+            .iter()
+            .chain(&self.uid)
+            .chain(&self.group)
+            .map(|h| h.to_ascii_lowercase());
+        let prefixed = headers
+            .keys()
+            .filter(|k| {
+                self.extra_prefix
+                    .iter()
+                    .any(|p| k.as_str().starts_with(&p.to_ascii_lowercase()))
+            })
+            .map(|k| k.as_str().to_string());
+        exact.chain(prefixed)
+    }
+}
+
+/// The authenticator.
+pub struct FrontProxy {
+    verifier: ClientCertificates,
+    allowed_names: Vec<String>,
+    pub headers: IdentityHeaders,
+}
+
+impl FrontProxy {
+    /// Trusts the CA of `config`; an error names an unusable certificate.
+    pub fn new(config: &RequestHeaderConfig) -> Result<FrontProxy, String> {
+        Ok(FrontProxy {
+            verifier: ClientCertificates::new(&config.cas)
+                .map_err(|e| format!("--requestheader-client-ca-file: {e}"))?,
+            allowed_names: config.allowed_names.clone(),
+            headers: IdentityHeaders {
+                username: config.username_headers.clone(),
+                uid: config.uid_headers.clone(),
+                group: config.group_headers.clone(),
+                extra_prefix: config.extra_headers_prefix.clone(),
+            },
+        })
+    }
+}
+
+impl Authenticator for FrontProxy {
+    fn authenticate<'a>(
+        &'a self,
+        head: &'a RequestHead<'a>,
+    ) -> MaybeAsync<'a, Result<Option<Arc<UserInfo>>, ApiError>> {
+        let Some(peer) = head.peer else {
+            return MaybeAsync::Ready(Ok(None));
+        };
+        MaybeAsync::Ready((|| {
+            // A certificate of another CA is refused here and may still be
+            // the x509 authenticator's.
+            let Some(proxy) = self.verifier.subject(peer, true)? else {
+                return Err(ApiError::Unauthorized);
+            };
+            if !self.allowed_names.is_empty() && !self.allowed_names.contains(&proxy.name) {
+                tracing::debug!(cn = %proxy.name, "front proxy certificate not in --requestheader-allowed-names");
+                return Err(ApiError::Unauthorized);
+            }
+            Ok(self.headers.user(head.headers).map(Arc::new))
+        })())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kube_headers() -> IdentityHeaders {
+        IdentityHeaders {
+            username: vec!["X-Remote-User".into()],
+            uid: vec!["X-Remote-Uid".into()],
+            group: vec!["X-Remote-Group".into()],
+            extra_prefix: vec!["X-Remote-Extra-".into()],
+        }
+    }
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(
+                http::HeaderName::try_from(*k).expect("name"),
+                http::HeaderValue::try_from(*v).expect("value"),
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn the_headers_name_user_uid_groups_and_extra() {
+        let h = headers(&[
+            ("x-remote-user", "jane"),
+            ("x-remote-uid", "42"),
+            ("x-remote-group", "devs"),
+            ("x-remote-group", "ops"),
+            ("x-remote-group", ""),
+            ("x-remote-extra-scopes", "a"),
+            ("x-remote-extra-scopes", "b"),
+            ("x-remote-extra-example.com%2fteam", "blue"),
+            ("x-remote-extra-bad%zz", "kept"),
+            ("x-other", "ignored"),
+        ]);
+        let user = kube_headers().user(&h).expect("a user");
+        assert_eq!((user.name.as_str(), user.uid.as_str()), ("jane", "42"));
+        assert_eq!(user.groups, ["devs", "ops"]);
+        assert_eq!(user.extra["scopes"], ["a", "b"]);
+        assert_eq!(user.extra["example.com/team"], ["blue"]);
+        assert_eq!(user.extra["bad%zz"], ["kept"]);
+        let mut names: Vec<String> = kube_headers().names_in(&h).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(
+            names,
+            [
+                "x-remote-extra-bad%zz",
+                "x-remote-extra-example.com%2fteam",
+                "x-remote-extra-scopes",
+                "x-remote-group",
+                "x-remote-uid",
+                "x-remote-user"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_first_named_header_with_a_value_is_the_user() {
+        let both = IdentityHeaders {
+            username: vec!["X-Remote-User".into(), "X-Forwarded-User".into()],
+            ..IdentityHeaders::default()
+        };
+        let h = headers(&[("x-remote-user", ""), ("x-forwarded-user", "bob")]);
+        assert_eq!(both.user(&h).expect("bob").name, "bob");
+        assert!(both.user(&headers(&[("x-remote-group", "g")])).is_none());
+        // Nothing configured: nobody is named, as in kube-apiserver.
+        assert!(
+            IdentityHeaders::default()
+                .user(&headers(&[("x-remote-user", "jane")]))
+                .is_none()
+        );
+    }
+}
