@@ -92,6 +92,9 @@ pub enum Subresource {
     /// `/scale`: the object as the scale change computed it, written as a
     /// main-resource update but owned under the `scale` subresource.
     Scale,
+    /// A certificate signing request's `/approval`: only
+    /// `status.conditions` changes.
+    Approval,
 }
 
 impl Subresource {
@@ -101,6 +104,7 @@ impl Subresource {
         match self {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
+            Subresource::Approval => "approval",
             Subresource::Scale => "scale",
         }
     }

@@ -123,6 +123,7 @@ impl Store {
             match opts.subresource {
                 Some(Subresource::Status) => new = only_status_from(new, &old),
                 Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
+                Some(Subresource::Approval) => new = only_conditions_from(new, &old),
                 None if opts.system => {}
                 None | Some(Subresource::Scale) => {
                     kind.strategy.prepare_for_update(&mut new, &old);
@@ -262,6 +263,23 @@ fn only_finalizers_from(new: Value, old: &Value) -> Value {
         out["spec"] = json!({});
     }
     out["spec"]["finalizers"] = finalizers;
+    out
+}
+
+/// `old` with `new`'s `status.conditions`: all an `/approval` write changes.
+fn only_conditions_from(new: Value, old: &Value) -> Value {
+    let mut out = old.clone();
+    if !out.get("status").is_some_and(Value::is_object) {
+        out["status"] = json!({});
+    }
+    match new.pointer("/status/conditions") {
+        Some(conditions) => out["status"]["conditions"] = conditions.clone(),
+        None => {
+            if let Some(status) = out["status"].as_object_mut() {
+                status.remove("conditions");
+            }
+        }
+    }
     out
 }
 
