@@ -16,7 +16,7 @@ use crate::api::error::Cause;
 use crate::api::kind::{Column, KindSpec, NameRule, Strategy, Subresources};
 use crate::api::registry::Registry;
 use crate::api::table::human_duration::human;
-use crate::request::user::api_server;
+use crate::request::user::{UserInfo, api_server};
 
 const DEFINITION: &str = "io.k8s.api.certificates.v1.CertificateSigningRequest";
 
@@ -47,7 +47,10 @@ pub struct CsrStrategy;
 
 impl Strategy for CsrStrategy {
     fn prepare_for_create_by(&self, obj: &mut Value, requester: &Requester<'_>) {
-        let user = requester.user.map_or_else(api_server, |u| u.as_ref());
+        let user: &UserInfo = match requester.user {
+            Some(user) => user,
+            None => api_server(),
+        };
         let spec = object_field(obj, "spec");
         for field in ["username", "uid", "groups", "extra"] {
             spec.remove(field);
