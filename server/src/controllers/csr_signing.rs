@@ -33,7 +33,7 @@ pub enum Decision {
     /// Nothing: not ours, not approved, denied, failed or already issued.
     Skip,
     /// Sign with these usages for this long.
-    Sign(CertificateParams, Duration),
+    Sign(Box<CertificateParams>, Duration),
     /// Mark it Failed with this message.
     Fail(String),
 }
@@ -93,7 +93,7 @@ pub fn decide(csr: &Value, limit: Duration) -> Decision {
         .pointer("/spec/expirationSeconds")
         .and_then(Value::as_u64)
         .map_or(limit, Duration::from_secs);
-    Decision::Sign(params, asked.min(limit))
+    Decision::Sign(Box::new(params), asked.min(limit))
 }
 
 /// Carries out `decision` for `csr` (its status written through `/status`).
@@ -106,7 +106,7 @@ async fn act(store: &Store, kind: &Arc<KindSpec>, ca: &ClusterCa, csr: &Value, d
             let Ok(mut request) = parse_request(csr) else {
                 return;
             };
-            request.params = params;
+            request.params = *params;
             match ca.issue(&mut request, lifetime) {
                 Ok(pem) => {
                     let encoded = STANDARD.encode(pem.as_bytes());
