@@ -15,6 +15,10 @@ use crate::controllers;
 use crate::http::{self, health::Health, openapi};
 use crate::metrics::metered::MeteredStorage;
 use crate::metrics::operations::OperationsCollector;
+use crate::request::admission::certificates::{
+    CERTIFICATE_APPROVAL, CERTIFICATE_SIGNING, CERTIFICATE_SUBJECT_RESTRICTION,
+    CertificateAdmission,
+};
 use crate::request::admission::configuration::AdmissionSettings;
 use crate::request::admission::webhook::Webhooks;
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
@@ -125,6 +129,22 @@ pub fn admission_chain(
         validating.push(Arc::new(CreateOnUpdate::new(Arc::clone(
             &authorization.authorizers,
         ))));
+        let certificates = [
+            (
+                CERTIFICATE_APPROVAL,
+                CertificateAdmission::approval as fn(_) -> _,
+            ),
+            (CERTIFICATE_SIGNING, CertificateAdmission::signing),
+            (
+                CERTIFICATE_SUBJECT_RESTRICTION,
+                CertificateAdmission::subject_restriction,
+            ),
+        ];
+        for (name, plugin) in certificates {
+            if plugins.has(name) {
+                validating.push(Arc::new(plugin(Arc::clone(&authorization.authorizers))));
+            }
+        }
         validating.push(Arc::new(EscalationCheck::new(
             authorization.rbac.clone(),
             Arc::clone(&authorization.authorizers),
@@ -290,6 +310,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         tracing::warn!(error = %e, "creating the local APIServices failed; the controller retries");
     }
     let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
+    let csr_signing = tokio::spawn(controllers::csr_signing::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -329,6 +350,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = extension_auth.await;
     let _ = priority_classes.await;
     let _ = api_services.await;
+    let _ = csr_signing.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -139,8 +139,23 @@ fn sample(gr: &str, name: &str) -> Option<Value> {
             "metadata": {"name": format!("{name}.conf.example.io")},
             "spec": {"group": "conf.example.io", "version": name,
                 "groupPriorityMinimum": 100, "versionPriority": 10}}),
+        "certificates.k8s.io/certificatesigningrequests" => json!({"metadata": meta,
+            "spec": {"request": signing_request(), "signerName": "example.com/conformance",
+                "usages": ["client auth"]}}),
         _ => return None,
     })
+}
+
+/// A PEM certificate signing request, base64 as JSON carries bytes.
+fn signing_request() -> String {
+    use base64::Engine;
+    let key = rcgen::KeyPair::generate().expect("key");
+    let pem = rcgen::CertificateParams::default()
+        .serialize_request(&key)
+        .expect("request")
+        .pem()
+        .expect("pem");
+    base64::engine::general_purpose::STANDARD.encode(pem)
 }
 
 /// Every stored (group, version, resource, namespaced, kind) discovery lists.

@@ -3,11 +3,12 @@
 //! compaction of the store's history, the `default` service account
 //! of every namespace, RBAC's default policy and aggregation, and the
 //! default flow-control (API Priority and Fairness) objects and the system
-//! priority classes.
+//! priority classes, and the signing of approved certificate requests.
 
 pub mod api_services;
 pub mod compaction;
 pub mod crd;
+pub mod csr_signing;
 pub mod extension_auth;
 pub mod flowcontrol;
 pub mod flowcontrol_status;

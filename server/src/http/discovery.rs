@@ -48,6 +48,14 @@ pub fn subresources(kind: &KindSpec) -> Vec<Subresource> {
             verbs: READ_WRITE,
         });
     }
+    if kind.subresources.approval {
+        out.push(Subresource {
+            name: "approval",
+            kind: kind.kind.clone(),
+            group_version: None,
+            verbs: READ_WRITE,
+        });
+    }
     if kind.subresources.scale.is_some() {
         out.push(Subresource {
             name: "scale",

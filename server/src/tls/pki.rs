@@ -196,6 +196,21 @@ impl ClusterCa {
         signed_by(pem, &self.cert_pem)
     }
 
+    /// The certificate (PEM) for a signing request's key and the
+    /// parameters a signer chose for it, valid for `lifetime`.
+    pub fn issue(
+        &self,
+        request: &mut rcgen::CertificateSigningRequestParams,
+        lifetime: Duration,
+    ) -> Result<String, TlsError> {
+        validity(&mut request.params, lifetime);
+        serial(&mut request.params)?;
+        let cert = request
+            .signed_by(&self.issuer()?)
+            .map_err(TlsError::generate)?;
+        Ok(cert.pem())
+    }
+
     /// A client certificate for `user` in `groups` (one organisation each;
     /// rcgen writes one value per attribute, so only the first group).
     pub fn client(&self, user: &str, group: Option<&str>) -> Result<Pair, TlsError> {

@@ -33,6 +33,11 @@ pub enum DeleteAction {
 pub trait Strategy: Send + Sync {
     /// Normalises a new object (status defaults, required finalizers).
     fn prepare_for_create(&self, _obj: &mut Value) {}
+    /// `prepare_for_create` for a write by `requester`, for kinds that
+    /// record who asked (a CertificateSigningRequest's `spec.username`).
+    fn prepare_for_create_by(&self, obj: &mut Value, _requester: &Requester<'_>) {
+        self.prepare_for_create(obj);
+    }
     /// Normalises an update given the stored object.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
     /// Semantic checks beyond the schema (answered with 422).

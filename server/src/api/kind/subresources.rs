@@ -1,5 +1,5 @@
 //! The subresources a kind serves beside its objects: status, scale,
-//! eviction, binding, token.
+//! eviction, binding, token, approval.
 
 /// Subresources a kind serves under `{name}/{subresource}`.
 #[derive(Clone, Debug, Default)]
@@ -15,6 +15,9 @@ pub struct Subresources {
     pub binding: bool,
     /// `/token` (service accounts): POST a TokenRequest to get a token.
     pub token_request: bool,
+    /// `/approval` (certificate signing requests): writes there change
+    /// only `status.conditions`.
+    pub approval: bool,
 }
 
 /// Where a kind keeps the fields its Scale subresource shows, as simple

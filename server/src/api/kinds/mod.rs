@@ -25,6 +25,9 @@ pub mod core_table;
 pub mod crd;
 mod crd_validation;
 pub mod cron_schedule;
+pub mod csr;
+mod csr_pem;
+pub mod csr_rules;
 pub mod custom_resource;
 pub mod data_keys;
 pub mod event;
@@ -160,6 +163,7 @@ pub fn builtin(config: &Config) -> Registry {
     networking::add_networking(&r, config);
     cluster_kinds::add_cluster_kinds(&r, config);
     api_service::add_api_service(&r, &config.api_domain);
+    csr::add_csr(&r, &config.api_domain);
     add_flowcontrol(&r, config);
     admission_webhooks::add_webhook_configurations(&r, &config.api_domain);
     let core_events = r.lookup("", "v1", "events").expect("just added");

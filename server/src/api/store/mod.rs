@@ -97,6 +97,9 @@ pub enum Subresource {
     /// A pod's `/binding`: the pod as the store assigned it (its node is
     /// otherwise immutable), outside field ownership as in Kubernetes.
     Binding,
+    /// A certificate signing request's `/approval`: only
+    /// `status.conditions` changes.
+    Approval,
 }
 
 impl Subresource {
@@ -106,6 +109,7 @@ impl Subresource {
         match self {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
+            Subresource::Approval => "approval",
             Subresource::Scale => "scale",
             Subresource::Binding => "binding",
         }

@@ -39,6 +39,7 @@ impl WriterInfo {
                 Some(Subresource::Finalize) => "finalize",
                 Some(Subresource::Scale) => "scale",
                 Some(Subresource::Binding) => "binding",
+                Some(Subresource::Approval) => "approval",
             },
             time: time::rfc3339(SystemTime::now()),
         }
@@ -59,7 +60,7 @@ impl WriterInfo {
 #[must_use]
 pub fn scope(kind: &KindSpec, subresource: Option<Subresource>) -> Scope {
     let excluded: &'static [&'static str] = match subresource {
-        Some(Subresource::Status) => &["spec"],
+        Some(Subresource::Status | Subresource::Approval) => &["spec"],
         Some(Subresource::Finalize | Subresource::Scale | Subresource::Binding) => &[],
         None if kind.subresources.status => &["status"],
         None => &[],

@@ -125,6 +125,7 @@ impl Store {
                 Some(Subresource::Finalize) => new = only_finalizers_from(new, &old),
                 // The store computed the assignment itself.
                 Some(Subresource::Binding) => {}
+                Some(Subresource::Approval) => new = only_conditions_from(new, &old),
                 None if opts.system => {}
                 None | Some(Subresource::Scale) => {
                     kind.strategy.prepare_for_update(&mut new, &old);
@@ -272,6 +273,23 @@ fn only_finalizers_from(new: Value, old: &Value) -> Value {
         out["spec"] = json!({});
     }
     out["spec"]["finalizers"] = finalizers;
+    out
+}
+
+/// `old` with `new`'s `status.conditions`: all an `/approval` write changes.
+fn only_conditions_from(new: Value, old: &Value) -> Value {
+    let mut out = old.clone();
+    if !out.get("status").is_some_and(Value::is_object) {
+        out["status"] = json!({});
+    }
+    match new.pointer("/status/conditions") {
+        Some(conditions) => out["status"]["conditions"] = conditions.clone(),
+        None => {
+            if let Some(status) = out["status"].as_object_mut() {
+                status.remove("conditions");
+            }
+        }
+    }
     out
 }
 

@@ -139,7 +139,8 @@ impl Store {
         }
         self.admit_new(kind, ns, opts, &mut obj).await?;
         meta::prepare_create(&mut obj, SystemTime::now());
-        kind.strategy.prepare_for_create(&mut obj);
+        kind.strategy
+            .prepare_for_create_by(&mut obj, &self.requester(opts));
         let name = object::name(&obj).to_string();
         if name.is_empty() {
             let causes = vec![

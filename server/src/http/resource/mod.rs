@@ -139,6 +139,7 @@ async fn dispatch(
         None => None,
         Some(_) if watching || name.is_none() => return Err(ApiError::PathNotFound),
         Some("status") if kind.subresources.status => Some(Subresource::Status),
+        Some("approval") if kind.subresources.approval => Some(Subresource::Approval),
         Some("finalize") if kind.group.is_empty() && kind.resource == "namespaces" => {
             if req.method() != Method::PUT {
                 return Err(method_not_allowed(&kind, req.method().as_str()));

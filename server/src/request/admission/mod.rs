@@ -14,6 +14,7 @@
 //! errors, write options), never on the store, so plugins may read storage
 //! while the store holds the chain.
 
+pub mod certificates;
 pub mod configuration;
 pub mod namespace_lifecycle;
 pub mod plugins;

@@ -77,7 +77,14 @@ pub const MUTATING_WEBHOOK: &str = "MutatingAdmissionWebhook";
 pub const VALIDATING_WEBHOOK: &str = "ValidatingAdmissionWebhook";
 
 /// The plugins cairn implements.
-pub const IMPLEMENTED: &[&str] = &[NAMESPACE_LIFECYCLE, MUTATING_WEBHOOK, VALIDATING_WEBHOOK];
+pub const IMPLEMENTED: &[&str] = &[
+    NAMESPACE_LIFECYCLE,
+    "CertificateApproval",
+    "CertificateSigning",
+    "CertificateSubjectRestriction",
+    MUTATING_WEBHOOK,
+    VALIDATING_WEBHOOK,
+];
 
 /// The plugins that run, in kube's order.
 #[derive(Clone, Debug, PartialEq, Eq)]

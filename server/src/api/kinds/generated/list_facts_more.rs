@@ -497,4 +497,19 @@ pub const FIELDS: &[(&str, &str, &str)] = &[
         "tolerations",
         "list=atomic",
     ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestSpec",
+        "usages",
+        "list=atomic",
+    ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestSpec",
+        "groups",
+        "list=atomic",
+    ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestStatus",
+        "conditions",
+        "list=map:type patch=merge key=type",
+    ),
 ];

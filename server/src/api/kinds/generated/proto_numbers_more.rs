@@ -459,4 +459,20 @@ pub const MESSAGES: &[(&str, &str)] = &[
         "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
         "type=1 status=2 observedGeneration=3 lastTransitionTime=4 reason=5 message=6",
     ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequest",
+        "metadata=1 spec=2 status=3",
+    ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestSpec",
+        "request=1 signerName=7 expirationSeconds=8 usages=5 username=2 uid=3 groups=4 extra=6",
+    ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestStatus",
+        "conditions=1 certificate=2",
+    ),
+    (
+        "io.k8s.api.certificates.v1.CertificateSigningRequestCondition",
+        "type=1 status=6 reason=2 message=3 lastUpdateTime=4 lastTransitionTime=5",
+    ),
 ];

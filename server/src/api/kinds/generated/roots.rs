@@ -2,7 +2,8 @@
 //! definitions as k8s-openapi's `JsonSchema` impls describe them.
 
 use k8s_openapi::api::{
-    apps, autoscaling, batch, core, discovery, networking, node, policy, scheduling, storage,
+    apps, autoscaling, batch, certificates, core, discovery, networking, node, policy, scheduling,
+    storage,
 };
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
@@ -49,6 +50,7 @@ pub fn definitions() -> Map<String, Value> {
     add::<storage::v1::CSIStorageCapacity>(&mut generator);
     add::<scheduling::v1::PriorityClass>(&mut generator);
     add::<node::v1::RuntimeClass>(&mut generator);
+    add::<certificates::v1::CertificateSigningRequest>(&mut generator);
     add::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(&mut generator);
     generator.take_definitions(false)
 }

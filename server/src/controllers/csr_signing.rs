@@ -1,0 +1,195 @@
+//! The signing controller of kube-controller-manager for the
+//! `kubernetes.io/kube-apiserver-client` signer: an approved request with
+//! no certificate is signed by the cluster CA (certificates that then
+//! authenticate on the secure port), or marked `Failed`
+//! (`SignerValidationFailure`) when it breaks the signer's rules. Writes
+//! go through `/status`.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use rcgen::{CertificateParams, ExtendedKeyUsagePurpose, KeyUsagePurpose};
+use serde_json::{Value, json};
+
+use crate::api::informer::{Cache, Informer};
+use crate::api::kind::KindSpec;
+use crate::api::kinds::checks::{items_at, str_at};
+use crate::api::kinds::csr_rules::{has_condition, parse_request};
+use crate::api::object;
+use crate::api::store::{Store, Subresource};
+use crate::app::AppState;
+use crate::request::admission::certificates::KUBE_APISERVER_CLIENT;
+use crate::tls::pki::ClusterCa;
+use crate::util::time;
+
+/// kube-controller-manager's `--cluster-signing-duration` default: 8760h.
+pub const DEFAULT_SIGNING_DURATION: Duration = Duration::from_secs(8760 * 3600);
+
+/// What the controller does with one request.
+#[derive(Debug)]
+pub enum Decision {
+    /// Nothing: not ours, not approved, denied, failed or already issued.
+    Skip,
+    /// Sign with these usages for this long.
+    Sign(Box<CertificateParams>, Duration),
+    /// Mark it Failed with this message.
+    Fail(String),
+}
+
+/// The usages the kube-apiserver-client signer allows: `client auth`
+/// required, `digital signature` and `key encipherment` optional.
+pub fn client_usages(usages: &[&str]) -> Result<(), String> {
+    for usage in usages {
+        if !matches!(
+            *usage,
+            "digital signature" | "key encipherment" | "client auth"
+        ) {
+            return Err(format!("invalid usage for client certificate: {usage}"));
+        }
+    }
+    if !usages.contains(&"client auth") {
+        return Err("missing required usage for client certificate: client auth".into());
+    }
+    Ok(())
+}
+
+/// What to do with `csr`, signing for at most `limit`.
+#[must_use]
+pub fn decide(csr: &Value, limit: Duration) -> Decision {
+    if str_at(csr, "/spec/signerName") != KUBE_APISERVER_CLIENT
+        || !has_condition(csr, "Approved")
+        || has_condition(csr, "Denied")
+        || has_condition(csr, "Failed")
+        || !str_at(csr, "/status/certificate").is_empty()
+    {
+        return Decision::Skip;
+    }
+    let usages: Vec<&str> = items_at(csr, "/spec/usages")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    if let Err(problem) = client_usages(&usages) {
+        return Decision::Fail(problem);
+    }
+    let request = match parse_request(csr) {
+        Ok(request) => request,
+        Err(problem) => return Decision::Fail(problem),
+    };
+    let mut params = CertificateParams::default();
+    params.distinguished_name = request.params.distinguished_name;
+    params.subject_alt_names = request.params.subject_alt_names;
+    for usage in usages {
+        match usage {
+            "digital signature" => params.key_usages.push(KeyUsagePurpose::DigitalSignature),
+            "key encipherment" => params.key_usages.push(KeyUsagePurpose::KeyEncipherment),
+            _ => params
+                .extended_key_usages
+                .push(ExtendedKeyUsagePurpose::ClientAuth),
+        }
+    }
+    let asked = csr
+        .pointer("/spec/expirationSeconds")
+        .and_then(Value::as_u64)
+        .map_or(limit, Duration::from_secs);
+    Decision::Sign(Box::new(params), asked.min(limit))
+}
+
+/// Carries out `decision` for `csr` (its status written through `/status`).
+async fn act(store: &Store, kind: &Arc<KindSpec>, ca: &ClusterCa, csr: &Value, decision: Decision) {
+    let name = object::name(csr).to_string();
+    let now = time::rfc3339(SystemTime::now());
+    let change: Box<dyn Fn(&mut Value) + Send + Sync> = match decision {
+        Decision::Skip => return,
+        Decision::Sign(params, lifetime) => {
+            let Ok(mut request) = parse_request(csr) else {
+                return;
+            };
+            request.params = *params;
+            match ca.issue(&mut request, lifetime) {
+                Ok(pem) => {
+                    let encoded = STANDARD.encode(pem.as_bytes());
+                    Box::new(move |next| next["status"]["certificate"] = json!(encoded))
+                }
+                Err(e) => {
+                    tracing::warn!(csr = %name, error = %e, "signing failed");
+                    return;
+                }
+            }
+        }
+        Decision::Fail(message) => Box::new(move |next| {
+            let failed = json!({"type": "Failed", "status": "True",
+                "reason": "SignerValidationFailure", "message": message,
+                "lastUpdateTime": now, "lastTransitionTime": now});
+            if !next.get("status").is_some_and(Value::is_object) {
+                next["status"] = json!({});
+            }
+            match next["status"]["conditions"].as_array_mut() {
+                Some(list) => list.push(failed),
+                None => next["status"]["conditions"] = json!([failed]),
+            }
+        }),
+    };
+    if let Err(e) = store
+        .system_edit(kind, None, &name, Some(Subresource::Status), change)
+        .await
+    {
+        tracing::warn!(csr = %name, error = %e, "writing a signing request's status failed");
+    }
+}
+
+/// Runs until the server stops, signing approved requests as they come.
+pub async fn run(state: Arc<AppState>) {
+    let domain = &state.config.api_domain;
+    let Some(kind) = state.store.registry.lookup(
+        &format!("certificates.{domain}"),
+        "v1",
+        "certificatesigningrequests",
+    ) else {
+        return;
+    };
+    let ca = match ClusterCa::load_or_create(&state.config.data_dir) {
+        Ok(ca) => ca,
+        Err(e) => {
+            tracing::warn!(error = %e, "no cluster CA: certificate signing requests are not signed");
+            return;
+        }
+    };
+    let mut informer = Informer::for_kind(&state.store, &kind);
+    let mut requests = Cache::new(|kv| Store::decode_stored(kv).ok());
+    let mut shutdown = state.shutdown.clone();
+    loop {
+        tokio::select! {
+            update = informer.next() => match update {
+                Some(Ok(update)) => {
+                    requests.apply(update);
+                }
+                Some(Err(_)) => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    continue;
+                }
+                None => return,
+            },
+            _ = shutdown.changed() => return,
+        }
+        while let Some(Ok(update)) = informer.try_next() {
+            let _ = requests.apply(update);
+        }
+        if !requests.is_synced() {
+            continue;
+        }
+        let pending: Vec<(Value, Decision)> = requests
+            .values()
+            .map(|csr| (csr.clone(), decide(csr, DEFAULT_SIGNING_DURATION)))
+            .filter(|(_, d)| !matches!(d, Decision::Skip))
+            .collect();
+        for (csr, decision) in pending {
+            act(&state.store, &kind, &ca, &csr, decision).await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "csr_signing_tests.rs"]
+mod tests;
