@@ -275,6 +275,12 @@ pub async fn run(config: Config) -> Result<(), String> {
     let kubernetes_service = tokio::spawn(controllers::kubernetes_service::run(Arc::clone(&state)));
     let kubernetes_endpoints =
         tokio::spawn(controllers::kubernetes_endpoints::run(Arc::clone(&state)));
+    // The cluster CA exists before the controllers that read it (the
+    // published client CA, the CSR signer) start, also when no HTTPS port
+    // made it: one CA, and no ConfigMap rewritten once it appears.
+    if let Err(e) = crate::tls::pki::ClusterCa::load_or_create(&state.config.data_dir) {
+        tracing::warn!(error = %e, "no cluster CA in the data directory");
+    }
     let extension_auth = tokio::spawn(controllers::extension_auth::run(Arc::clone(&state)));
     let storage_counts = tokio::spawn(crate::metrics::storage::track(
         &crate::metrics::global().storage,
