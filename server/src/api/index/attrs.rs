@@ -13,18 +13,22 @@ use crate::api::store::{ListOptions, Store};
 use crate::storage::KeyValue;
 
 /// The selectable attributes of one object as its kind serves it, packed
-/// into one string (an index keeps one per stored object).
+/// into one allocation (an index keeps one per stored object and scans
+/// them: one memory access per object, not one per string).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attributes {
-    /// namespace, name, uid, each label's key and value (sorted by key),
-    /// then each selectable field's value, back to back.
-    text: Box<str>,
-    /// Where each of those ends in `text`.
-    ends: Box<[u32]>,
+    /// Where each slot ends (`u32`, native byte order, relative to the
+    /// text), then the text: namespace, name, uid, each label's key and
+    /// value (sorted by key), then each selectable field's value, back to
+    /// back.
+    packed: Box<[u8]>,
+    slots: u16,
     labels: u16,
     /// Bit i: the kind's selectable field i is present.
     present: u64,
 }
+
+const END: usize = std::mem::size_of::<u32>();
 
 /// Slots before the labels: namespace, name, uid.
 const FIXED: usize = 3;
@@ -51,9 +55,13 @@ impl Attributes {
             })
             .unwrap_or_default();
         labels.sort_unstable();
-        let labels = &labels[..labels.len().min(usize::from(u16::MAX))];
+        let fields = kind.selectable_fields.len().min(64);
+        // Every slot must have an index that fits `slots`.
+        let labels = &labels[..labels
+            .len()
+            .min((usize::from(u16::MAX) - FIXED - fields) / 2)];
         let mut text = String::new();
-        let mut ends = Vec::with_capacity(FIXED + 2 * labels.len() + kind.selectable_fields.len());
+        let mut ends = Vec::with_capacity(FIXED + 2 * labels.len() + fields);
         let mut push = |s: &str, text: &mut String| {
             text.push_str(s);
             ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
@@ -73,18 +81,38 @@ impl Attributes {
             }
             push(value.as_deref().unwrap_or_default(), &mut text);
         }
+        let mut packed = Vec::with_capacity(END * ends.len() + text.len());
+        for end in &ends {
+            packed.extend_from_slice(&end.to_ne_bytes());
+        }
+        packed.extend_from_slice(text.as_bytes());
         Attributes {
-            text: text.into_boxed_str(),
-            ends: ends.into_boxed_slice(),
+            packed: packed.into_boxed_slice(),
+            slots: u16::try_from(ends.len()).unwrap_or(u16::MAX),
             labels: u16::try_from(labels.len()).unwrap_or(u16::MAX),
             present,
         }
     }
 
+    fn end(&self, i: usize) -> usize {
+        self.packed
+            .get(END * i..END * (i + 1))
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b| u32::from_ne_bytes(b) as usize)
+    }
+
     fn slot(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        let end = self.ends[i] as usize;
-        self.text.get(start..end).unwrap_or_default()
+        if i >= usize::from(self.slots) {
+            return "";
+        }
+        let text = self
+            .packed
+            .get(END * usize::from(self.slots)..)
+            .unwrap_or_default();
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        text.get(start..self.end(i))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
     }
 
     #[must_use]
@@ -111,7 +139,7 @@ impl Attributes {
             _ => {
                 let i = kind.selectable_fields.iter().position(|f| f == field)?;
                 let slot = FIXED + 2 * usize::from(self.labels) + i;
-                (i < 64 && self.present & (1 << i) != 0 && slot < self.ends.len())
+                (i < 64 && self.present & (1 << i) != 0 && slot < usize::from(self.slots))
                     .then(|| self.slot(slot))
             }
         }

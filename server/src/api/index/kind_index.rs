@@ -71,7 +71,7 @@ impl KindIndex {
             at = Some(page.revision);
             let state = state.get_or_insert_with(|| IndexState::new(page.revision));
             for kv in &page.items {
-                let attrs = Attributes::of_record(kind, kv);
+                let attrs = Attributes::of_record(kind, kv).map(Arc::unwrap_or_clone);
                 let entry = Entry {
                     rev: kv.mod_revision,
                     attrs,
@@ -148,9 +148,11 @@ impl KindIndex {
         for (i, ev) in events.iter_indexed() {
             match (ev.kind, &ev.kv) {
                 (EventKind::Put, Some(kv)) => {
+                    // Kept inline (not shared) so a scan reads one
+                    // allocation per object.
                     let attrs = match &share {
-                        Some(share) => share.new_attrs(i, ev).cloned(),
-                        None => Attributes::of_record(&self.kind, kv),
+                        Some(share) => share.new_attrs(i, ev).map(|a| a.as_ref().clone()),
+                        None => Attributes::of_record(&self.kind, kv).map(Arc::unwrap_or_clone),
                     };
                     let entry = Entry {
                         rev: ev.revision,
@@ -217,7 +219,7 @@ impl KindIndex {
         if let Some(entry) = self.state.read().entry(&kv.key)
             && entry.rev == kv.mod_revision
         {
-            return entry.attrs.clone();
+            return entry.attrs.clone().map(Arc::new);
         }
         Attributes::of_record(&self.kind, kv)
     }

@@ -3,12 +3,10 @@
 //! plus a bounded log of the keys changed recently, so a list at an older
 //! revision still knows which keys it must read rather than trust.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::ops::Bound;
-use std::sync::Arc;
-
 use crate::api::index::Attributes;
 use crate::storage::Revision;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::ops::Bound;
 
 /// How many recent changes the log keeps: a list (or a page of one) at a
 /// revision older than the log's reach is answered from storage instead.
@@ -20,7 +18,7 @@ pub struct Entry {
     pub rev: Revision,
     /// `None`: unreadable as the kind (never selected; a list reading it
     /// fails as an unfiltered one would).
-    pub attrs: Option<Arc<Attributes>>,
+    pub attrs: Option<Attributes>,
 }
 
 /// What a list at a revision must do with one key, in key order.
@@ -161,7 +159,7 @@ impl IndexState {
                 out.push(Candidate::Unsure(key.to_vec()));
                 continue;
             }
-            if entry.attrs.as_deref().is_some_and(&selects) {
+            if entry.attrs.as_ref().is_some_and(&selects) {
                 out.push(Candidate::Selected(key.to_vec()));
                 sure += 1;
                 if sure == enough {

@@ -7,13 +7,13 @@ use super::*;
 use crate::api::kinds;
 use crate::config::{Config, Flags};
 
-fn attrs(app: &str) -> Option<Arc<Attributes>> {
+fn attrs(app: &str) -> Option<Attributes> {
     let config = Config::from(<Flags as clap::Parser>::parse_from(["cairn-apiserver"]));
     let kind = kinds::builtin(&config)
         .lookup("", "v1", "configmaps")
         .expect("kind");
     let obj = json!({"metadata": {"name": "x", "namespace": "ns", "labels": {"app": app}}});
-    Some(Arc::new(Attributes::of_object(&kind, &obj)))
+    Some(Attributes::of_object(&kind, &obj))
 }
 
 fn entry(rev: u64, app: &str) -> Entry {
