@@ -26,6 +26,7 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("node", "v1"),
     ("admissionregistration", "v1"),
     ("apiregistration", "v1"),
+    ("certificates", "v1"),
 ];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,

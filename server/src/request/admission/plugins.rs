@@ -173,7 +173,14 @@ mod tests {
     fn defaults_are_kubes_of_those_cairn_has() {
         assert_eq!(
             Enabled::default().names(),
-            [NAMESPACE_LIFECYCLE, MUTATING_WEBHOOK, VALIDATING_WEBHOOK]
+            [
+                NAMESPACE_LIFECYCLE,
+                "CertificateApproval",
+                "CertificateSigning",
+                "CertificateSubjectRestriction",
+                MUTATING_WEBHOOK,
+                VALIDATING_WEBHOOK
+            ]
         );
     }
 
@@ -184,7 +191,16 @@ mod tests {
             &["MutatingAdmissionWebhook"],
         ))
         .unwrap();
-        assert_eq!(enabled.names(), [NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK]);
+        assert_eq!(
+            enabled.names(),
+            [
+                NAMESPACE_LIFECYCLE,
+                "CertificateApproval",
+                "CertificateSigning",
+                "CertificateSubjectRestriction",
+                VALIDATING_WEBHOOK
+            ]
+        );
         assert!(!enabled.has(MUTATING_WEBHOOK));
     }
 
