@@ -118,7 +118,7 @@ fn service_account(user: &str) -> Option<(String, String)> {
 
 /// `%XX` decoded as Go's `url.PathUnescape`; the key as sent when it is
 /// malformed.
-fn unescape(key: &str) -> String {
+pub(crate) fn unescape(key: &str) -> String {
     let bytes = key.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

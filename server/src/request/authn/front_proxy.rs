@@ -36,33 +36,6 @@ fn first_value(headers: &HeaderMap, names: &[String]) -> Option<String> {
     })
 }
 
-/// `url.PathUnescape` of an extra key; the key as sent when it is not
-/// well escaped, as kube keeps it.
-fn unescape(key: &str) -> String {
-    let bytes = key.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
-            match hex {
-                Some(b) => {
-                    out.push(b);
-                    i += 3;
-                    continue;
-                }
-                None => return key.to_string(),
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| key.to_string())
-}
-
 impl IdentityHeaders {
     /// The user the headers name; `None` without a username.
     #[must_use]
@@ -89,7 +62,7 @@ impl IdentityHeaders {
                     continue;
                 }
                 extra
-                    .entry(unescape(key))
+                    .entry(crate::request::impersonation::unescape(key))
                     .or_default()
                     .push(value.to_string());
             }
