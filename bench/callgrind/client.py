@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Serial ConfigMap creates over one keep-alive connection, for create.sh.
+"""Serial creates over one keep-alive connection, for create.sh.
 
 Usage: client.py BASE_URL DIR WARM MEASURED [TOKEN]. Sends WARM creates,
 touches DIR/warmed, waits for DIR/go (the counters are zeroed meanwhile),
 then sends MEASURED creates on the same connection, so a TLS handshake is
 never part of what is measured. Each request goes out in one write (one
 TLS record), as Go's and curl's clients send a small request. Exits
-non-zero if a create is not 201."""
+non-zero if a create is not 201. CAIRN_CG_KIND=events creates 500-byte
+Events (cairn-bench's shape) instead of ConfigMaps; CAIRN_CG_CERT and
+CAIRN_CG_KEY name a client certificate to present."""
 import json, os, socket, ssl, sys, time, urllib.parse
 
 base, d, warm, measured = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -18,6 +20,8 @@ if url.scheme == "https":
     ctx = ssl.create_default_context()
     ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
     ctx.set_alpn_protocols(["http/1.1"])
+    if os.environ.get("CAIRN_CG_CERT"):
+        ctx.load_cert_chain(os.environ["CAIRN_CG_CERT"], os.environ["CAIRN_CG_KEY"])
     sock = ctx.wrap_socket(sock, server_hostname=url.hostname)
 auth = f"Authorization: Bearer {token}\r\n" if token else ""
 pending = b""
@@ -34,10 +38,23 @@ def read_response():
     pending = pending[length:]
     return int(lines[0].split()[1])
 
+EVENTS = os.environ.get("CAIRN_CG_KIND") == "events"
+
 def create(name):
-    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name},
-                       "data": {"k": "v" * 300}}, separators=(",", ":")).encode()
-    head = (f"POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {url.netloc}\r\n"
+    if EVENTS:
+        # cairn-bench's Event (bench/src/event.rs), padded to 500 bytes.
+        path = "/api/v1/namespaces/default/events"
+        doc = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": name, "namespace": "default"},
+               "involvedObject": {"kind": "Pod", "namespace": "default", "name": "pod-" + name, "apiVersion": "v1"},
+               "reason": "BenchCreated", "type": "Normal", "source": {"component": "cairn-bench"},
+               "count": 1, "message": ""}
+        size = len(json.dumps(doc, separators=(",", ":")))
+        doc["message"] = "x" * max(0, 500 - size)
+    else:
+        path = "/api/v1/namespaces/default/configmaps"
+        doc = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": "v" * 300}}
+    body = json.dumps(doc, separators=(",", ":")).encode()
+    head = (f"POST {path} HTTP/1.1\r\nHost: {url.netloc}\r\n"
             f"User-Agent: cairn-bench\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
             f"{auth}Content-Length: {len(body)}\r\n\r\n").encode()
     sock.sendall(head + body)

@@ -6,6 +6,9 @@
 # CAIRN_CG_AUTH=token: the same creates over TLS (HTTP/1.1) on the secure
 # port with a static bearer token, to compare with plain. Either way one
 # keep-alive connection is warmed up first (client.py): no handshake counts.
+# CAIRN_CG_AUTH=x509: over TLS presenting the admin client certificate the
+# server wrote at first start. CAIRN_CG_KIND=events: 500-byte Events
+# (cairn-bench's create shape) instead of ConfigMaps.
 set -euo pipefail
 bin=${1:-$(dirname "$0")/../../target/release/cairn-apiserver}
 d=$(mktemp -d)
@@ -16,6 +19,11 @@ if [ "${CAIRN_CG_AUTH:-}" = token ]; then
   flags=(--secure-port $port --token-auth-file $d/tokens.csv)
   base="https://127.0.0.1:$port"
   probe=(-k -H "Authorization: Bearer $token")
+elif [ "${CAIRN_CG_AUTH:-}" = x509 ]; then
+  flags=(--secure-port $port)
+  base="https://127.0.0.1:$port"
+  export CAIRN_CG_CERT=$d/admin.crt CAIRN_CG_KEY=$d/admin.key
+  probe=(-k --cert $CAIRN_CG_CERT --key $CAIRN_CG_KEY)
 else
   flags=(--secure-port 0 --insecure-port $port)
   base="http://127.0.0.1:$port"
@@ -23,6 +31,18 @@ else
 fi
 valgrind --tool=callgrind --callgrind-out-file=$d/cg.out --dump-instr=no "$bin" --data-dir $d/data "${flags[@]}" >$d/log 2>&1 &
 vp=$!
+if [ "${CAIRN_CG_AUTH:-}" = x509 ]; then
+  # The admin kubeconfig's client certificate and key, as PEM files.
+  for i in $(seq 1 120); do [ -s $d/data/admin.kubeconfig ] && break; sleep 1; done
+  python3 - $d <<'PY'
+import base64, sys
+import yaml
+d = sys.argv[1]
+user = yaml.safe_load(open(f"{d}/data/admin.kubeconfig"))["users"][0]["user"]
+for field, out in (("client-certificate-data", "admin.crt"), ("client-key-data", "admin.key")):
+    open(f"{d}/{out}", "wb").write(base64.b64decode(user[field]))
+PY
+fi
 for i in $(seq 1 120); do curl -sf "${probe[@]}" $base/healthz >/dev/null 2>&1 && break; sleep 1; done
 python3 "$(dirname "$0")/client.py" $base $d 100 500 ${token:-} &
 cp=$!

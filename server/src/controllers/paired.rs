@@ -1,8 +1,9 @@
 //! The loop of a controller that reconciles two kinds against each other
 //! (namespaces and their default ServiceAccount, FlowSchemas and their
 //! priority levels): two informers feeding two caches, a sweep once both
-//! are synced, again soon after a failure, else on every change or once a
-//! minute.
+//! are synced, again soon after a failure, else when either cache changed
+//! or once a minute. Writes to objects neither cache keeps (most of a
+//! ConfigMap informer's traffic, say) wake the loop but start no sweep.
 
 use std::time::Duration;
 
@@ -24,6 +25,8 @@ pub struct Paired<A, B> {
     who: &'static str,
     /// Something failed: look again soon.
     again: bool,
+    /// A cache changed, or a pause ended, since the last sweep.
+    due: bool,
 }
 
 impl<A, B> Paired<A, B> {
@@ -42,24 +45,38 @@ impl<A, B> Paired<A, B> {
             shutdown,
             who,
             again: false,
+            due: true,
         }
     }
 
-    /// Takes in what the informers have reported; whether both caches are
-    /// synced (and a sweep may run).
+    /// Takes in what the informers have reported; whether a sweep is due:
+    /// both caches are synced and one changed (or a pause ended) since the
+    /// last sweep.
     pub fn catch_up(&mut self) -> bool {
         while let Some(update) = self.first_informer.try_next() {
-            self.again |= !absorb(&mut self.first, Some(update), self.who);
+            self.take(First(update));
         }
         while let Some(update) = self.second_informer.try_next() {
-            self.again |= !absorb(&mut self.second, Some(update), self.who);
+            self.take(Second(update));
         }
-        self.first.is_synced() && self.second.is_synced()
+        self.due && self.first.is_synced() && self.second.is_synced()
     }
 
     /// What the sweep said: whether it must run again soon.
     pub fn swept(&mut self, again: bool) {
         self.again = again;
+        self.due = false;
+    }
+
+    fn take(&mut self, update: Reported) {
+        let absorbed = match update {
+            First(update) => absorb(&mut self.first, update, self.who),
+            Second(update) => absorb(&mut self.second, update, self.who),
+        };
+        match absorbed {
+            Ok(changed) => self.due |= changed,
+            Err(()) => self.again = true,
+        }
     }
 
     /// Waits for a change, the next pause's end, or the server's stop
@@ -73,35 +90,39 @@ impl<A, B> Paired<A, B> {
         };
         tokio::select! {
             update = self.first_informer.next() => {
-                if update.is_none() { return false; }
-                self.again |= !absorb(&mut self.first, update, self.who);
+                let Some(update) = update else { return false };
+                self.take(First(update));
             }
             update = self.second_informer.next() => {
-                if update.is_none() { return false; }
-                self.again |= !absorb(&mut self.second, update, self.who);
+                let Some(update) = update else { return false };
+                self.take(Second(update));
             }
-            () = tokio::time::sleep(pause) => {}
+            () = tokio::time::sleep(pause) => self.due = true,
             _ = self.shutdown.changed() => return false,
         }
         true
     }
 }
 
-/// Applies what an informer reported; `false` when its list failed.
+/// What one of the two informers reported.
+enum Reported {
+    First(Result<Update, ApiError>),
+    Second(Result<Update, ApiError>),
+}
+use Reported::{First, Second};
+
+/// Applies what an informer reported: whether the cache changed, or `Err`
+/// when its list failed.
 fn absorb<T>(
     cache: &mut Cache<T>,
-    update: Option<Result<Update, ApiError>>,
+    update: Result<Update, ApiError>,
     who: &'static str,
-) -> bool {
+) -> Result<bool, ()> {
     match update {
-        Some(Ok(update)) => {
-            cache.apply(update);
-            true
-        }
-        Some(Err(e)) => {
+        Ok(update) => Ok(cache.apply(update)),
+        Err(e) => {
             tracing::warn!(error = %e, "listing for the {who} failed; retrying");
-            false
+            Err(())
         }
-        None => true,
     }
 }

@@ -188,12 +188,12 @@ async fn respond(
         }
     };
     if let Some(route) = aggregated::route_of(&state, &info.path) {
-        return aggregated::serve(&state, req, &route, &user).await;
+        return Box::pin(aggregated::serve(&state, req, &route, &user)).await;
     }
     if let Some(target) = &info.resource
         && target.subresource.as_deref() == Some(crate::request::info::PROXY)
     {
-        return proxy_verb::serve(&state, req, &info.path, target).await;
+        return Box::pin(proxy_verb::serve(&state, req, &info.path, target)).await;
     }
     let path = info.path.as_str();
     let route = router::route(info);
@@ -252,7 +252,11 @@ async fn respond(
             };
             let measured = instrument::Measured::start(info, target, reported);
             let audit = call.audit.clone();
-            let handled = resource::handle(&state, req, target, call, query, writer);
+            // Boxed, as are the other large answers: a future is moved by
+            // copying its largest state, and this one is kilobytes that every
+            // enclosing future (deadline, audit, hyper's service) would copy
+            // again on each request.
+            let handled = Box::pin(resource::handle(&state, req, target, call, query, writer));
             let (mut resp, notes) = crate::request::notes::gathering(handled).await;
             respond::add_warnings(&mut resp, &notes.warnings);
             for (key, value) in &notes.annotations {
