@@ -155,3 +155,55 @@ fn extension_apiserver_authentication_is_published() {
         "extension-apiserver-authentication"
     );
 }
+
+#[test]
+fn identity_headers_stop_at_this_server() {
+    let p = start();
+    let backend = cairn_tests::echo_server::EchoServer::start(None, cairn_tests::echo_server::echo);
+    let admin = p.server.admin_client();
+    let post = |path: &str, body: String| {
+        let r = p.server.https(
+            &admin,
+            "POST",
+            path,
+            &[("Content-Type", "application/json")],
+            Some(body.as_bytes()),
+        );
+        assert_eq!(r.status, 201, "POST {path}: {}", r.text());
+    };
+    post(
+        "/api/v1/namespaces/default/services",
+        r#"{"metadata":{"name":"web"},"spec":{"ports":[{"name":"http","port":80}]}}"#.into(),
+    );
+    post(
+        "/api/v1/namespaces/default/endpoints",
+        format!(
+            r#"{{"metadata":{{"name":"web"}},"subsets":[{{"addresses":[{{"ip":"127.0.0.1"}}],"ports":[{{"name":"http","port":{}}}]}}]}}"#,
+            backend.port
+        ),
+    );
+    // The front proxy names a cluster admin; the service behind the proxy
+    // verb hears nothing of who that was.
+    let proxy = make::signed(&p.proxy_ca, &Leaf::client("front-proxy-client"));
+    let client = p.server.tls_client(Some(&proxy));
+    let r = p.server.https(
+        &client,
+        "GET",
+        "/api/v1/namespaces/default/services/web:80/proxy/who",
+        &[
+            ("X-Remote-User", "jane"),
+            ("X-Remote-Group", "system:masters"),
+            ("X-Remote-Extra-Scopes", "all"),
+        ],
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let seen = backend.seen_at("/who");
+    assert_eq!(seen.len(), 1);
+    for header in ["x-remote-user", "x-remote-group", "x-remote-extra-scopes"] {
+        assert!(
+            seen[0].header_values(header).is_empty(),
+            "{header} reached the service"
+        );
+    }
+}

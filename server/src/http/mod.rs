@@ -127,7 +127,7 @@ pub async fn handle(
 async fn respond(
     state: Arc<AppState>,
     conn: &Connection,
-    req: Request<Incoming>,
+    mut req: Request<Incoming>,
     query: Query,
     info: &RequestInfo,
     reported: instrument::Reported,
@@ -166,7 +166,12 @@ async fn respond(
     .await;
     // Held until the answer is made.
     let (user, _permit) = match admitted {
-        Ok(admitted) => admitted,
+        Ok(admitted) => {
+            conn.pipeline
+                .authenticators
+                .clear_headers(req.headers_mut());
+            admitted
+        }
         Err(e) => {
             if matches!(e, ApiError::TooManyRequests { .. }) {
                 reported.refused(info, 429);

@@ -140,6 +140,16 @@ impl Authenticator for FrontProxy {
             Ok(self.headers.user(head.headers).map(Arc::new))
         })())
     }
+
+    /// kube-apiserver clears these only when the front proxy vouched for
+    /// the request; here they go from every authenticated request, so a
+    /// client authenticated otherwise cannot pass a name on either.
+    fn clear_headers(&self, headers: &mut HeaderMap) {
+        let names: Vec<String> = self.headers.names_in(headers).collect();
+        for name in names {
+            headers.remove(name.as_str());
+        }
+    }
 }
 
 #[cfg(test)]

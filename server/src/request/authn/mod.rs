@@ -45,6 +45,11 @@ pub trait Authenticator: Send + Sync {
         &'a self,
         head: &'a RequestHead<'a>,
     ) -> MaybeAsync<'a, Result<Option<Arc<UserInfo>>, ApiError>>;
+
+    /// Removes from an authenticated request the headers this
+    /// authenticator reads identities from, so nothing after authentication
+    /// (the proxy verb, say) passes them on.
+    fn clear_headers(&self, _headers: &mut http::HeaderMap) {}
 }
 
 /// The authenticators in the order they are asked, and the fallback.
@@ -60,6 +65,13 @@ impl Authenticators {
         fallback: Option<Arc<dyn Authenticator>>,
     ) -> Authenticators {
         Authenticators { chain, fallback }
+    }
+
+    /// Every authenticator's `clear_headers`.
+    pub fn clear_headers(&self, headers: &mut http::HeaderMap) {
+        for authenticator in self.chain.iter().chain(&self.fallback) {
+            authenticator.clear_headers(headers);
+        }
     }
 
     /// The caller, or 401.
