@@ -187,6 +187,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let admission_settings = AdmissionSettings::load(&config.admission, &config.api_domain)?;
     crate::storage::backend::check(&config)?;
     config.proxy_client.load()?;
+    config.cluster_signing.load()?;
     let auditor = Auditor::from_config(&config)?;
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod authn;
 pub mod authorization;
 pub mod authz;
+pub mod cluster_signing;
 pub mod document;
 pub mod encryption;
 pub mod etcd;
@@ -28,6 +29,7 @@ use crate::util::duration;
 pub use admission::AdmissionFlags;
 pub use audit::AuditFlags;
 pub use authorization::AuthorizationFlags;
+pub use cluster_signing::ClusterSigningFlags;
 pub use encryption::EncryptionFlags;
 pub use etcd::EtcdFlags;
 pub use feature_gates::FeatureGates;
@@ -139,6 +141,8 @@ pub struct Flags {
     #[command(flatten)]
     pub proxy_client: ProxyClientFlags,
     #[command(flatten)]
+    pub cluster_signing: ClusterSigningFlags,
+    #[command(flatten)]
     pub request_header: RequestHeaderFlags,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
@@ -188,6 +192,7 @@ pub struct Config {
     pub service_ranges: ServiceRangeFlags,
     pub admission: AdmissionFlags,
     pub proxy_client: ProxyClientFlags,
+    pub cluster_signing: ClusterSigningFlags,
     pub request_header: RequestHeaderFlags,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
@@ -229,6 +234,7 @@ impl From<Flags> for Config {
             service_ranges: f.service_ranges,
             admission: f.admission,
             proxy_client: f.proxy_client,
+            cluster_signing: f.cluster_signing,
             request_header: f.request_header,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),

@@ -149,13 +149,21 @@ pub async fn run(state: Arc<AppState>) {
     ) else {
         return;
     };
-    let ca = match ClusterCa::load_or_create(&state.config.data_dir) {
+    let signing = &state.config.cluster_signing;
+    // The flags' files were checked at start.
+    let given = signing.load().ok().flatten();
+    let ca = match given {
+        Some(pem) => ClusterCa::from_pem(&pem.cert, &pem.key).map_err(|e| e.to_string()),
+        None => ClusterCa::load_or_create(&state.config.data_dir).map_err(|e| e.to_string()),
+    };
+    let ca = match ca {
         Ok(ca) => ca,
         Err(e) => {
-            tracing::warn!(error = %e, "no cluster CA: certificate signing requests are not signed");
+            tracing::warn!(error = %e, "no signing CA: certificate signing requests are not signed");
             return;
         }
     };
+    let limit = signing.cluster_signing_duration;
     let mut informer = Informer::for_kind(&state.store, &kind);
     let mut requests = Cache::new(|kv| Store::decode_stored(kv).ok());
     let mut shutdown = state.shutdown.clone();
@@ -181,7 +189,7 @@ pub async fn run(state: Arc<AppState>) {
         }
         let pending: Vec<(Value, Decision)> = requests
             .values()
-            .map(|csr| (csr.clone(), decide(csr, DEFAULT_SIGNING_DURATION)))
+            .map(|csr| (csr.clone(), decide(csr, limit)))
             .filter(|(_, d)| !matches!(d, Decision::Skip))
             .collect();
         for (csr, decision) in pending {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose, SanType,
+    Issuer, KeyPair, KeyUsagePurpose, PublicKeyData, SanType,
 };
 use time::OffsetDateTime;
 use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
@@ -140,6 +140,26 @@ impl ClusterCa {
             cert_pem: cert.pem(),
             key,
         })
+    }
+
+    /// A CA given as PEM (`--cluster-signing-*`); the error says what is
+    /// wrong without quoting the key.
+    pub fn from_pem(cert_pem: &str, key_pem: &str) -> Result<ClusterCa, &'static str> {
+        let der = first_der(cert_pem).ok_or("no PEM certificate")?;
+        let (_, cert) = X509Certificate::from_der(&der).map_err(|_| "not an X.509 certificate")?;
+        if !cert.is_ca() {
+            return Err("the certificate is not a CA");
+        }
+        let key = KeyPair::from_pem(key_pem).map_err(|_| "no PEM private key")?;
+        if cert.public_key().raw != key.subject_public_key_info().as_slice() {
+            return Err("the private key does not match the certificate");
+        }
+        let ca = ClusterCa {
+            cert_pem: cert_pem.to_string(),
+            key,
+        };
+        ca.issuer().map_err(|_| "the certificate cannot sign")?;
+        Ok(ca)
     }
 
     fn issuer(&self) -> Result<Issuer<'_, &KeyPair>, TlsError> {
