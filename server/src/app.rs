@@ -318,6 +318,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     }
     let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
     let csr_signing = tokio::spawn(controllers::csr_signing::run(Arc::clone(&state)));
+    let csr_approving = tokio::spawn(controllers::csr_approving::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -358,6 +359,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = priority_classes.await;
     let _ = api_services.await;
     let _ = csr_signing.await;
+    let _ = csr_approving.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

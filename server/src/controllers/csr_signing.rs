@@ -1,9 +1,10 @@
 //! The signing controller of kube-controller-manager for the
-//! `kubernetes.io/kube-apiserver-client` signer: an approved request with
-//! no certificate is signed by the cluster CA (certificates that then
-//! authenticate on the secure port), or marked `Failed`
-//! (`SignerValidationFailure`) when it breaks the signer's rules. Writes
-//! go through `/status`.
+//! `kubernetes.io/kube-apiserver-client`, `…-client-kubelet` and
+//! `kubernetes.io/kubelet-serving` signers: an approved request with no
+//! certificate is signed by the cluster CA (or `--cluster-signing-*`), or
+//! marked `Failed` (`SignerValidationFailure`) when it breaks the signer's
+//! rules (`csr_kubelet.rs` for the kubelet signers). Writes go through
+//! `/status`.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -16,10 +17,13 @@ use serde_json::{Value, json};
 use crate::api::informer::{Cache, Informer};
 use crate::api::kind::KindSpec;
 use crate::api::kinds::checks::{items_at, str_at};
-use crate::api::kinds::csr_rules::{has_condition, parse_request};
+use crate::api::kinds::csr_rules::{has_condition, parse_request, request_der};
 use crate::api::object;
 use crate::api::store::{Store, Subresource};
 use crate::app::AppState;
+use crate::controllers::csr_kubelet::{
+    KUBELET_CLIENT, KUBELET_SERVING, Subject, kubelet_client, kubelet_serving,
+};
 use crate::request::admission::certificates::KUBE_APISERVER_CLIENT;
 use crate::tls::pki::ClusterCa;
 use crate::util::time;
@@ -58,7 +62,8 @@ pub fn client_usages(usages: &[&str]) -> Result<(), String> {
 /// What to do with `csr`, signing for at most `limit`.
 #[must_use]
 pub fn decide(csr: &Value, limit: Duration) -> Decision {
-    if str_at(csr, "/spec/signerName") != KUBE_APISERVER_CLIENT
+    let signer = str_at(csr, "/spec/signerName");
+    if ![KUBE_APISERVER_CLIENT, KUBELET_CLIENT, KUBELET_SERVING].contains(&signer)
         || !has_condition(csr, "Approved")
         || has_condition(csr, "Denied")
         || has_condition(csr, "Failed")
@@ -70,7 +75,19 @@ pub fn decide(csr: &Value, limit: Duration) -> Decision {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    if let Err(problem) = client_usages(&usages) {
+    let checked = if signer == KUBE_APISERVER_CLIENT {
+        client_usages(&usages)
+    } else {
+        let Some(subject) = request_der(csr).ok().and_then(|der| Subject::of(&der)) else {
+            return Decision::Skip;
+        };
+        if signer == KUBELET_CLIENT {
+            kubelet_client(&subject, &usages)
+        } else {
+            kubelet_serving(&subject, &usages)
+        }
+    };
+    if let Err(problem) = checked {
         return Decision::Fail(problem);
     }
     let request = match parse_request(csr) {
@@ -84,6 +101,9 @@ pub fn decide(csr: &Value, limit: Duration) -> Decision {
         match usage {
             "digital signature" => params.key_usages.push(KeyUsagePurpose::DigitalSignature),
             "key encipherment" => params.key_usages.push(KeyUsagePurpose::KeyEncipherment),
+            "server auth" => params
+                .extended_key_usages
+                .push(ExtendedKeyUsagePurpose::ServerAuth),
             _ => params
                 .extended_key_usages
                 .push(ExtendedKeyUsagePurpose::ClientAuth),

@@ -8,6 +8,8 @@
 pub mod api_services;
 pub mod compaction;
 pub mod crd;
+pub mod csr_approving;
+pub mod csr_kubelet;
 pub mod csr_signing;
 pub mod extension_auth;
 pub mod flowcontrol;

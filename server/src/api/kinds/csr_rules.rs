@@ -59,13 +59,18 @@ pub fn pem_text(obj: &Value, pointer: &str) -> Option<String> {
 
 /// The request's parameters, its signature checked.
 pub fn parse_request(obj: &Value) -> Result<CertificateSigningRequestParams, String> {
+    CertificateSigningRequestParams::from_der(&request_der(obj)?.into()).map_err(|e| e.to_string())
+}
+
+/// The DER of the request's `CERTIFICATE REQUEST` block (unchecked).
+pub fn request_der(obj: &Value) -> Result<Vec<u8>, String> {
     let text = pem_text(obj, "/spec/request").unwrap_or_default();
     let parsed = blocks(&text).map_err(str::to_string)?;
     let block = parsed
         .into_iter()
         .find(|b| b.label == "CERTIFICATE REQUEST")
         .ok_or("PEM block type must be CERTIFICATE REQUEST")?;
-    CertificateSigningRequestParams::from_der(&block.der.into()).map_err(|e| e.to_string())
+    Ok(block.der)
 }
 
 /// Checks of an object, on create and on every update.

@@ -14,6 +14,7 @@
 use serde_json::{Map, Value, json};
 
 use super::bootstrap_aggregated::{to_admin, to_edit, to_view};
+use super::bootstrap_certificates::certificate_roles;
 use crate::request::authz::setup::rbac_group;
 
 /// Marks every object of the default policy.
@@ -46,6 +47,13 @@ pub enum Rule {
         verbs: &'static [&'static str],
         groups: &'static [&'static str],
         resources: &'static [&'static str],
+    },
+    /// Verbs on the named objects of resources of API groups.
+    Named {
+        verbs: &'static [&'static str],
+        groups: &'static [&'static str],
+        resources: &'static [&'static str],
+        names: &'static [&'static str],
     },
     /// Verbs on non-resource paths.
     Paths {
@@ -147,7 +155,7 @@ fn part_of(name: &'static str, carries: Aggregate, rules: Vec<Rule>) -> RoleSpec
 
 /// The ClusterRoles, in Kubernetes' order.
 fn roles() -> Vec<RoleSpec> {
-    vec![
+    let mut roles = vec![
         role(
             "cluster-admin",
             vec![on(&["*"], &["*"], &["*"]), paths(&["*"], &["*"])],
@@ -238,7 +246,13 @@ fn roles() -> Vec<RoleSpec> {
                 ],
             )],
         ),
-    ]
+    ];
+    roles.extend(
+        certificate_roles()
+            .into_iter()
+            .map(|(name, rules)| role(name, rules)),
+    );
+    roles
 }
 
 /// The ClusterRoleBindings: (binding and role name, groups bound), in
@@ -292,6 +306,17 @@ impl Rule {
                 "verbs": sorted(owned(verbs)),
                 "apiGroups": sorted(groups.iter().map(|g| served_group(g, domain))),
                 "resources": sorted(owned(resources)),
+            }),
+            Rule::Named {
+                verbs,
+                groups,
+                resources,
+                names,
+            } => json!({
+                "verbs": sorted(owned(verbs)),
+                "apiGroups": sorted(groups.iter().map(|g| served_group(g, domain))),
+                "resources": sorted(owned(resources)),
+                "resourceNames": sorted(owned(names)),
             }),
             Rule::Paths { verbs, paths } => json!({
                 "verbs": sorted(owned(verbs)),

@@ -4,6 +4,7 @@
 pub mod aggregation;
 pub mod bootstrap;
 mod bootstrap_aggregated;
+mod bootstrap_certificates;
 mod in_effect;
 pub mod reconcile;
 
