@@ -119,11 +119,35 @@ pub fn negotiated_protocol(port: u16, ca_pem: &str, offers: &[&[u8]]) -> Option<
 pub mod make {
     use rcgen::{
         BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose,
-        IsCa, Issuer, KeyPair, KeyUsagePurpose,
+        IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
     };
     use time::{Duration, OffsetDateTime};
 
     use super::Identity;
+
+    /// A new key and a PEM certificate request for `cn` in organisation
+    /// `org`, naming `names` (IP addresses or DNS names).
+    #[must_use]
+    pub fn request(cn: &str, org: Option<&str>, names: &[&str]) -> (KeyPair, String) {
+        let key = KeyPair::generate().expect("key");
+        let mut params = CertificateParams::default();
+        params.distinguished_name = DistinguishedName::new();
+        params.distinguished_name.push(DnType::CommonName, cn);
+        if let Some(org) = org {
+            params
+                .distinguished_name
+                .push(DnType::OrganizationName, org);
+        }
+        params.subject_alt_names = names
+            .iter()
+            .map(|n| match n.parse() {
+                Ok(ip) => SanType::IpAddress(ip),
+                Err(_) => SanType::DnsName((*n).try_into().expect("DNS name")),
+            })
+            .collect();
+        let request = params.serialize_request(&key).expect("request");
+        (key, request.pem().expect("PEM"))
+    }
 
     /// A new self-signed CA.
     #[must_use]

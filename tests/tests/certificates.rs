@@ -12,27 +12,14 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_tests::clients::{kubectl_present, kubectl_with_kubeconfig};
 use cairn_tests::{Server, wait_until};
-use rcgen::{CertificateParams, DistinguishedName, DnType, KeyPair};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
 const SIGNER: &str = "kubernetes.io/kube-apiserver-client";
 
 /// A key and a PEM request for `cn` in organisation `org`.
 fn request(cn: &str, org: Option<&str>) -> (KeyPair, String) {
-    let key = KeyPair::generate().expect("key");
-    let mut params = CertificateParams::default();
-    let mut name = DistinguishedName::new();
-    name.push(DnType::CommonName, cn);
-    if let Some(org) = org {
-        name.push(DnType::OrganizationName, org);
-    }
-    params.distinguished_name = name;
-    let pem = params
-        .serialize_request(&key)
-        .expect("csr")
-        .pem()
-        .expect("pem");
-    (key, pem)
+    cairn_tests::tls::make::request(cn, org, &[])
 }
 
 fn csr(name: &str, pem: &str, usages: &[&str]) -> Value {

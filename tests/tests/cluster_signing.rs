@@ -10,22 +10,13 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_tests::tls::make::{self, Leaf};
 use cairn_tests::{Identity, Server, binary, free_port, wait_until};
-use rcgen::{CertificateParams, DistinguishedName, DnType, KeyPair};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
 const CSRS: &str = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 
 fn csr_for(cn: &str) -> (KeyPair, Value) {
-    let key = KeyPair::generate().expect("key");
-    let mut params = CertificateParams::default();
-    let mut name = DistinguishedName::new();
-    name.push(DnType::CommonName, cn);
-    params.distinguished_name = name;
-    let pem = params
-        .serialize_request(&key)
-        .expect("csr")
-        .pem()
-        .expect("pem");
+    let (key, pem) = make::request(cn, None, &[]);
     let body = json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
         "metadata": {"name": cn},
         "spec": {"request": STANDARD.encode(pem), "usages": ["client auth"],

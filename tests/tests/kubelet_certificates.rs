@@ -13,33 +13,14 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_tests::tls::make::{self, Leaf};
 use cairn_tests::{Identity, Server, TlsClient, wait_until};
-use rcgen::{CertificateParams, DistinguishedName, DnType, KeyPair, SanType};
+use rcgen::KeyPair;
 use serde_json::{Value, json};
 
 const CSRS: &str = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 const CLIENT_KUBELET: &str = "kubernetes.io/kube-apiserver-client-kubelet";
 
-/// A request for `cn` in `org` with `names` (DNS names or IPs).
 fn request(cn: &str, org: &str, names: &[&str]) -> (KeyPair, String) {
-    let key = KeyPair::generate().expect("key");
-    let mut params = CertificateParams::default();
-    let mut dn = DistinguishedName::new();
-    dn.push(DnType::CommonName, cn);
-    dn.push(DnType::OrganizationName, org);
-    params.distinguished_name = dn;
-    params.subject_alt_names = names
-        .iter()
-        .map(|n| match n.parse() {
-            Ok(ip) => SanType::IpAddress(ip),
-            Err(_) => SanType::DnsName((*n).try_into().expect("dns name")),
-        })
-        .collect();
-    let pem = params
-        .serialize_request(&key)
-        .expect("csr")
-        .pem()
-        .expect("pem");
-    (key, pem)
+    make::request(cn, Some(org), names)
 }
 
 fn csr(name: &str, pem: &str, signer: &str, usages: &[&str]) -> Vec<u8> {

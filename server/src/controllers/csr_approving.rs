@@ -158,23 +158,11 @@ pub async fn run(state: Arc<AppState>) {
     let mut shutdown = state.shutdown.clone();
     loop {
         tokio::select! {
-            update = informer.next() => match update {
-                Some(Ok(update)) => {
-                    requests.apply(update);
-                }
-                Some(Err(_)) => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    continue;
-                }
-                None => return,
-            },
+            fed = informer.feed(&mut requests) => if !fed { return },
             // Refused requests are asked about again, as kube's queue
             // retries them: a binding may have come since.
             () = tokio::time::sleep(RETRY) => seen.clear(),
             _ = shutdown.changed() => return,
-        }
-        while let Some(Ok(update)) = informer.try_next() {
-            let _ = requests.apply(update);
         }
         if !requests.is_synced() {
             continue;

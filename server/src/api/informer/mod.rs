@@ -105,6 +105,23 @@ impl Informer {
         }
     }
 
+    /// Waits for the next update and applies it, and every other one
+    /// already queued, to `cache`; a failed list is retried after a pause.
+    /// `false` once storage has closed.
+    pub async fn feed<T>(&mut self, cache: &mut Cache<T>) -> bool {
+        match self.next().await {
+            Some(Ok(update)) => {
+                cache.apply(update);
+            }
+            Some(Err(_)) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+            None => return false,
+        }
+        while let Some(Ok(update)) = self.try_next() {
+            cache.apply(update);
+        }
+        true
+    }
+
     /// The next update if one is ready without waiting (a due list waits
     /// for `next`).
     pub fn try_next(&mut self) -> Option<Result<Update, ApiError>> {
