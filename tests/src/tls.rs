@@ -129,14 +129,25 @@ pub mod make {
     /// `org`, naming `names` (IP addresses or DNS names).
     #[must_use]
     pub fn request(cn: &str, org: Option<&str>, names: &[&str]) -> (KeyPair, String) {
+        request_in(cn, org.as_slice(), names)
+    }
+
+    /// As `request`, in up to two organisations: rcgen keeps one value per
+    /// attribute type, so the second is written under the same OID
+    /// (2.5.4.10) as a custom type.
+    #[must_use]
+    pub fn request_in(cn: &str, orgs: &[&str], names: &[&str]) -> (KeyPair, String) {
+        assert!(orgs.len() <= 2, "at most two organisations");
         let key = KeyPair::generate().expect("key");
         let mut params = CertificateParams::default();
         params.distinguished_name = DistinguishedName::new();
         params.distinguished_name.push(DnType::CommonName, cn);
-        if let Some(org) = org {
-            params
-                .distinguished_name
-                .push(DnType::OrganizationName, org);
+        let types = [
+            DnType::OrganizationName,
+            DnType::CustomDnType(vec![2, 5, 4, 10]),
+        ];
+        for (org, ty) in orgs.iter().zip(types) {
+            params.distinguished_name.push(ty, *org);
         }
         params.subject_alt_names = names
             .iter()

@@ -59,7 +59,9 @@ fn a_user_certificate_is_issued_the_kubernetes_way() {
         return;
     }
     let s = Server::start_secure(&["--api-domain", "k8s.io"]);
-    let (key, pem) = request("alice", Some("developers"));
+    // Both organisations become groups: the signer keeps the request's
+    // subject whole.
+    let (key, pem) = cairn_tests::tls::make::request_in("alice", &["developers", "testers"], &[]);
     let body = csr("alice", &pem, &["client auth", "digital signature"]).to_string();
     let (ok, out) = admin(&s, &["create", "-f", "-"], Some(&body));
     assert!(ok, "{out}");
@@ -101,7 +103,7 @@ fn a_user_certificate_is_issued_the_kubernetes_way() {
     let (ok, whoami) = kubectl_with_kubeconfig(&kubeconfig, &["auth", "whoami"], None);
     assert!(ok, "{whoami}");
     assert!(
-        whoami.contains("alice") && whoami.contains("developers"),
+        whoami.contains("alice") && whoami.contains("developers") && whoami.contains("testers"),
         "{whoami}"
     );
     let (ok, out) = kubectl_with_kubeconfig(&kubeconfig, &["get", "pods"], None);

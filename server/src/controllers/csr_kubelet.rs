@@ -28,6 +28,13 @@ pub struct Subject {
     pub uris: usize,
 }
 
+/// The subject Name of a DER request, as its DER bytes.
+#[must_use]
+pub fn raw_subject(der: &[u8]) -> Option<Vec<u8>> {
+    let (_, request) = X509CertificationRequest::from_der(der).ok()?;
+    Some(request.certification_request_info.subject.as_raw().to_vec())
+}
+
 impl Subject {
     /// Reads a DER request; `None` when it does not parse.
     #[must_use]

@@ -22,7 +22,7 @@ use crate::api::object;
 use crate::api::store::{Store, Subresource};
 use crate::app::AppState;
 use crate::controllers::csr_kubelet::{
-    KUBELET_CLIENT, KUBELET_SERVING, Subject, kubelet_client, kubelet_serving,
+    KUBELET_CLIENT, KUBELET_SERVING, Subject, kubelet_client, kubelet_serving, raw_subject,
 };
 use crate::request::admission::certificates::KUBE_APISERVER_CLIENT;
 use crate::tls::pki::ClusterCa;
@@ -123,11 +123,14 @@ async fn act(store: &Store, kind: &Arc<KindSpec>, ca: &ClusterCa, csr: &Value, d
     let change: Box<dyn Fn(&mut Value) + Send + Sync> = match decision {
         Decision::Skip => return,
         Decision::Sign(params, lifetime) => {
-            let Ok(mut request) = parse_request(csr) else {
+            let (Ok(mut request), Some(subject)) = (
+                parse_request(csr),
+                request_der(csr).ok().and_then(|der| raw_subject(&der)),
+            ) else {
                 return;
             };
             request.params = *params;
-            match ca.issue(&mut request, lifetime) {
+            match ca.issue(&mut request, &subject, lifetime) {
                 Ok(pem) => {
                     let encoded = STANDARD.encode(pem.as_bytes());
                     Box::new(move |next| next["status"]["certificate"] = json!(encoded))

@@ -6,6 +6,7 @@
 pub mod client_auth;
 pub mod kubeconfig;
 pub mod pki;
+mod resubject;
 #[cfg(test)]
 pub mod test_pki;
 pub mod upstream;

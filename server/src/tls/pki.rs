@@ -217,10 +217,12 @@ impl ClusterCa {
     }
 
     /// The certificate (PEM) for a signing request's key and the
-    /// parameters a signer chose for it, valid for `lifetime`.
+    /// parameters a signer chose for it, valid for `lifetime`, with the
+    /// request's `subject` (DER) as it is.
     pub fn issue(
         &self,
         request: &mut rcgen::CertificateSigningRequestParams,
+        subject: &[u8],
         lifetime: Duration,
     ) -> Result<String, TlsError> {
         validity(&mut request.params, lifetime);
@@ -228,7 +230,10 @@ impl ClusterCa {
         let cert = request
             .signed_by(&self.issuer()?)
             .map_err(TlsError::generate)?;
-        Ok(cert.pem())
+        let der = super::resubject::with_subject(cert.der(), subject, &self.key).ok_or(
+            TlsError::Invalid("certificate".into(), "cannot be re-signed"),
+        )?;
+        Ok(pem::encode(&pem::Pem::new("CERTIFICATE", der)))
     }
 
     /// A client certificate for `user` in `groups` (one organisation each;
