@@ -137,7 +137,8 @@ fn the_hook_is_reported_and_the_policy_is_reconciled_at_every_start() {
 const TOKENS: &str = "alice-token,alice,alice-uid\n\
                       bob-token,bob,bob-uid\n\
                       carol-token,carol,carol-uid\n\
-                      mon-token,prometheus,mon-uid,\"system:monitoring\"\n";
+                      mon-token,prometheus,mon-uid,\"system:monitoring\"\n\
+                      sched-token,system:kube-scheduler,sched-uid\n";
 
 fn secure_with_tokens() -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -319,6 +320,70 @@ fn view_and_edit_bound_in_a_namespace_grant_what_they_aggregate() {
             "POST",
             &format!("{RBAC}/namespaces/team/roles"),
             Some(&role)
+        ),
+        403
+    );
+}
+
+#[test]
+fn the_scheduler_user_may_schedule_pods_and_nothing_more() {
+    let (s, _dir) = secure_with_tokens();
+    let client = s.tls_client(None);
+    let admin = s.admin_client();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let created = s.https(
+        &admin,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        &[("Content-Type", "application/json")],
+        Some(pod.to_string().as_bytes()),
+    );
+    assert_eq!(created.status, 201, "{}", created.text());
+    let as_scheduler = |method: &str, path: &str, body: Option<&Value>| {
+        status(&s, &client, Some("sched-token"), method, path, body)
+    };
+    for path in [
+        "/api/v1/nodes",
+        "/api/v1/pods",
+        "/api/v1/namespaces",
+        "/apis/storage.svc.io/v1/csinodes",
+        "/apis/policy/v1/poddisruptionbudgets",
+        "/apis/apps/v1/replicasets",
+    ] {
+        assert_eq!(as_scheduler("GET", path, None), 200, "scheduler GET {path}");
+    }
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": "n1"}});
+    assert_eq!(
+        as_scheduler(
+            "POST",
+            "/api/v1/namespaces/default/pods/p/binding",
+            Some(&binding)
+        ),
+        201
+    );
+    let lease = json!({"apiVersion": "coordination.svc.io/v1", "kind": "Lease",
+        "metadata": {"name": "kube-scheduler", "namespace": "kube-system"}});
+    assert_eq!(
+        as_scheduler(
+            "POST",
+            "/apis/coordination.svc.io/v1/namespaces/kube-system/leases",
+            Some(&lease)
+        ),
+        201
+    );
+    // Nothing beyond scheduling: no secrets, no other writes.
+    assert_eq!(
+        as_scheduler("GET", "/api/v1/namespaces/default/secrets", None),
+        403
+    );
+    let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    assert_eq!(
+        as_scheduler(
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            Some(&config_map)
         ),
         403
     );

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::bootstrap_aggregated::{to_admin, to_edit, to_view};
 use super::bootstrap_certificates::certificate_roles;
+use super::bootstrap_components::{USER_BINDINGS, component_roles};
 use crate::request::authz::setup::rbac_group;
 
 /// Marks every object of the default policy.
@@ -250,6 +251,7 @@ fn roles() -> Vec<RoleSpec> {
     roles.extend(
         certificate_roles()
             .into_iter()
+            .chain(component_roles())
             .map(|(name, rules)| role(name, rules)),
     );
     roles
@@ -361,10 +363,11 @@ impl RoleSpec {
     }
 }
 
-fn binding(name: &str, groups: &[&str], group: &str) -> Value {
-    let subjects: Vec<Value> = groups
+/// A ClusterRoleBinding of the role `name` to `subjects` (kind, name).
+fn binding(name: &str, subjects: &[(&str, &str)], group: &str) -> Value {
+    let subjects: Vec<Value> = subjects
         .iter()
-        .map(|g| json!({"kind": "Group", "apiGroup": group, "name": g}))
+        .map(|(kind, who)| json!({"kind": kind, "apiGroup": group, "name": who}))
         .collect();
     json!({
         "apiVersion": format!("{group}/v1"),
@@ -385,7 +388,15 @@ impl BootstrapPolicy {
             cluster_roles: roles().iter().map(|r| r.to_json(domain, &group)).collect(),
             cluster_role_bindings: BINDINGS
                 .iter()
-                .map(|(name, groups)| binding(name, groups, &group))
+                .map(|(name, groups)| {
+                    let subjects: Vec<_> = groups.iter().map(|g| ("Group", *g)).collect();
+                    binding(name, &subjects, &group)
+                })
+                .chain(
+                    USER_BINDINGS
+                        .iter()
+                        .map(|(name, user)| binding(name, &[("User", user)], &group)),
+                )
                 .collect(),
             group,
         }

@@ -17,7 +17,7 @@ fn named<'a>(objects: &'a [Value], name: &str) -> &'a Value {
 #[test]
 fn every_binding_grants_a_default_cluster_role_of_its_own_name() {
     let policy = BootstrapPolicy::new("k8s.io");
-    assert_eq!(policy.cluster_role_bindings.len(), 6);
+    assert_eq!(policy.cluster_role_bindings.len(), 8);
     for binding in &policy.cluster_role_bindings {
         let role = binding["roleRef"]["name"].as_str().expect("roleRef.name");
         assert_eq!(role, object::name(binding));

@@ -5,6 +5,7 @@ pub mod aggregation;
 pub mod bootstrap;
 mod bootstrap_aggregated;
 mod bootstrap_certificates;
+mod bootstrap_components;
 mod in_effect;
 pub mod reconcile;
 
