@@ -31,7 +31,9 @@ impl Seen {
     }
 }
 
-/// An answer: status, content type, body.
+/// An answer: status, content type, body. A redirect (3xx) is sent with
+/// its body as the `Location` and no body; every answer allows any CORS
+/// origin, as a permissive web backend does.
 pub type Answer = (u16, &'static str, Vec<u8>);
 
 /// A running server.
@@ -85,9 +87,13 @@ impl EchoServer {
     }
 }
 
-/// An answer echoing the request as JSON: method, target, body.
+/// An answer echoing the request as JSON: method, target, body; or, for
+/// a target under `/redirect`, a redirect to the rest of its path.
 #[must_use]
 pub fn echo(seen: &Seen) -> Answer {
+    if let Some(to) = seen.target.strip_prefix("/redirect") {
+        return (302, "text/plain", to.as_bytes().to_vec());
+    }
     let doc = serde_json::json!({
         "method": seen.method,
         "target": seen.target,
@@ -100,9 +106,14 @@ fn serve<S: Read + Write>(stream: S, answer: fn(&Seen) -> Answer, log: &Mutex<Ve
     let mut reader = BufReader::new(stream);
     while let Some(seen) = read_request(&mut reader) {
         log.lock().push(seen.clone());
-        let (status, content_type, body) = answer(&seen);
+        let (status, content_type, mut body) = answer(&seen);
+        let mut extra = String::from("Access-Control-Allow-Origin: *\r\n");
+        if (300..400).contains(&status) {
+            extra += &format!("Location: {}\r\n", String::from_utf8_lossy(&body));
+            body.clear();
+        }
         let head = format!(
-            "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n{extra}Content-Length: {}\r\n\r\n",
             body.len()
         );
         let out = reader.get_mut();

@@ -7,7 +7,7 @@
 
 use cairn_tests::clients::{kubectl, kubectl_present};
 use cairn_tests::echo_server::{EchoServer, echo};
-use cairn_tests::{Server, TlsClient, free_port};
+use cairn_tests::{Server, TlsClient, free_port, metrics_text, wait_until};
 use serde_json::{Value, json};
 
 fn create(s: &Server, path: &str, body: &Value) {
@@ -66,6 +66,50 @@ fn service_proxy_forwards_methods_paths_queries_and_bodies() {
     let seen = backend.seen_at("/secret");
     assert_eq!(seen.len(), 1);
     assert!(seen[0].header_values("authorization").is_empty());
+    // Kubernetes' proxy transport: the client appended to X-Forwarded-For,
+    // the path asked of the API server as X-Forwarded-Uri.
+    let _ = s.request(
+        "GET",
+        "/api/v1/namespaces/default/services/web:80/proxy/forwarded?q=1",
+        &[("X-Forwarded-For", "192.0.2.1")],
+        None,
+    );
+    let seen = backend.seen_at("/forwarded");
+    assert_eq!(
+        seen[0].header_values("x-forwarded-for"),
+        ["192.0.2.1, 127.0.0.1"]
+    );
+    assert_eq!(
+        seen[0].header_values("x-forwarded-uri"),
+        ["/api/v1/namespaces/default/services/web:80/proxy/forwarded"]
+    );
+    // The backend's CORS headers stay behind; a redirect to its own paths
+    // stays under the proxy path, one elsewhere is passed as it is.
+    let r = s.get("/api/v1/namespaces/default/services/web:80/proxy/redirect/login?next=1");
+    assert_eq!(r.status, 302);
+    assert_eq!(
+        r.header("location"),
+        Some("/api/v1/namespaces/default/services/web:80/proxy/login?next=1")
+    );
+    assert_eq!(r.header("access-control-allow-origin"), None);
+    let r = s.get("/api/v1/namespaces/default/services/web:80/proxy/redirecthttps://example.com/x");
+    assert_eq!(r.header("location"), Some("https://example.com/x"));
+
+    // Every proxied request is counted with kube's verb for it, CONNECT.
+    wait_until("the proxied requests are counted", || {
+        let page = s.get("/metrics").text();
+        let connects = metrics_text::sum(
+            &page,
+            "apiserver_request_total",
+            &[
+                ("verb", "CONNECT"),
+                ("resource", "services"),
+                ("subresource", "proxy"),
+                ("code", "200"),
+            ],
+        );
+        connects >= 7.0
+    });
 
     // No path: redirected to the trailing slash, as Kubernetes does.
     let r = s.get("/api/v1/namespaces/default/services/web:80/proxy");

@@ -4,10 +4,11 @@
 //! service's endpoints over TLS, with the user's identity in the
 //! `X-Remote-*` headers kube-aggregator sends.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-use http::{Request, Response};
+use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
 use parking_lot::Mutex;
 use rustls::ClientConfig;
@@ -17,6 +18,7 @@ use crate::api::proxy::endpoints::service_backend;
 use crate::app::AppState;
 use crate::http::body::Body;
 use crate::http::forward::{self, Target};
+use crate::http::proxy_headers::{self, Forwarding};
 use crate::http::proxy_verb::credentials;
 use crate::request::user::UserInfo;
 
@@ -44,6 +46,7 @@ pub async fn serve(
     req: Request<Incoming>,
     route: &Route,
     user: &UserInfo,
+    client: Option<IpAddr>,
 ) -> Response<Body> {
     if !route.available {
         return unavailable();
@@ -87,8 +90,25 @@ pub async fn serve(
             .filter(|n| n.as_str().starts_with("x-remote-"))
             .cloned(),
     );
-    match forward::forward(req, &target, &remove, identity_headers(user)).await {
-        Ok(resp) => resp,
+    remove.extend(proxy_headers::replaced());
+    let authority = target.authority();
+    let mut add = identity_headers(user);
+    add.extend(
+        Forwarding {
+            client,
+            uri: req.uri().path(),
+            target_url: Some((&authority, "https")),
+            upgrade: forward::wants_upgrade(req.headers()),
+        }
+        .request_headers(req.headers()),
+    );
+    match forward::forward(req, &target, &remove, add).await {
+        Ok(mut resp) => {
+            if resp.status() != StatusCode::SWITCHING_PROTOCOLS {
+                proxy_headers::remove_cors(resp.headers_mut());
+            }
+            resp
+        }
         Err(e) => {
             tracing::debug!(error = %e.0, "an aggregated API server is unreachable");
             unavailable()

@@ -53,7 +53,9 @@ pub struct Target {
 }
 
 impl Target {
-    fn authority(&self) -> String {
+    /// `host:port`, the host bracketed when it is an IPv6 address.
+    #[must_use]
+    pub fn authority(&self) -> String {
         if self.host.contains(':') {
             format!("[{}]:{}", self.host, self.port)
         } else {
@@ -127,7 +129,8 @@ pub async fn forward(
 }
 
 /// `Connection: upgrade` with an `Upgrade` header.
-fn wants_upgrade(headers: &HeaderMap) -> bool {
+#[must_use]
+pub fn wants_upgrade(headers: &HeaderMap) -> bool {
     headers.contains_key(header::UPGRADE)
         && headers
             .get_all(header::CONNECTION)

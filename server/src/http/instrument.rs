@@ -31,7 +31,9 @@ impl<'a> Measured<'a> {
     #[must_use]
     pub fn start(info: &RequestInfo, target: &'a ResourceInfo, reported: Reported) -> Measured<'a> {
         let Reported { verb, dry_run } = reported;
-        let long_running = verb == "WATCH";
+        // Proxied and streamed (CONNECT) requests last as long as their
+        // exchange, as watches do.
+        let long_running = matches!(verb, "WATCH" | "CONNECT");
         let in_flight = (!long_running).then(|| {
             crate::metrics::global()
                 .requests
@@ -103,7 +105,11 @@ impl Reported {
     #[must_use]
     pub fn of(info: &RequestInfo, content_type: Option<&str>, query: &Query) -> Reported {
         Reported {
-            verb: labels::reported_verb(&info.verb, content_type),
+            verb: if labels::is_connect(info) {
+                "CONNECT"
+            } else {
+                labels::reported_verb(&info.verb, content_type)
+            },
             dry_run: labels::dry_run(query.all("dryRun").iter().map(String::as_str)),
         }
     }

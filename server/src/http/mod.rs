@@ -21,6 +21,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod params;
 pub mod protobuf;
+pub mod proxy_headers;
 pub mod proxy_verb;
 pub mod resource;
 pub mod respond;
@@ -193,12 +194,16 @@ async fn respond(
         }
     };
     if let Some(route) = aggregated::route_of(&state, &info.path) {
-        return Box::pin(aggregated::serve(&state, req, &route, &user)).await;
+        let client = conn.remote.map(|a| a.ip());
+        return Box::pin(aggregated::serve(&state, req, &route, &user, client)).await;
     }
     if let Some(target) = &info.resource
         && target.subresource.as_deref() == Some(crate::request::info::PROXY)
     {
-        return Box::pin(proxy_verb::serve(&state, req, &info.path, target)).await;
+        let measured = instrument::Measured::start(info, target, reported);
+        let client = conn.remote.map(|a| a.ip());
+        let resp = Box::pin(proxy_verb::serve(&state, req, &info.path, target, client)).await;
+        return measured.finish(resp);
     }
     let path = info.path.as_str();
     let route = router::route(info);

@@ -2,6 +2,7 @@
 //! forwarded, any method and its query, to where api/proxy resolves the
 //! object; an unreachable target is a 503 Status.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -13,6 +14,7 @@ use crate::api::proxy::location::{self, Location};
 use crate::app::AppState;
 use crate::http::body::{Body, full};
 use crate::http::forward::{self, Target};
+use crate::http::proxy_headers::{self, Forwarding};
 use crate::http::respond::Writer;
 use crate::request::info::{PROXY, ResourceInfo};
 
@@ -22,8 +24,9 @@ pub async fn serve(
     req: Request<Incoming>,
     path: &str,
     target: &ResourceInfo,
+    client: Option<IpAddr>,
 ) -> Response<Body> {
-    match forward_to_object(state, req, path, target).await {
+    match forward_to_object(state, req, path, target, client).await {
         Ok(resp) => resp,
         Err(e) => Writer::default().error(&e),
     }
@@ -34,6 +37,7 @@ async fn forward_to_object(
     req: Request<Incoming>,
     path: &str,
     target: &ResourceInfo,
+    client: Option<IpAddr>,
 ) -> Result<Response<Body>, ApiError> {
     let proxied = matches!(target.resource.as_str(), "services" | "pods" | "nodes");
     if !target.group.is_empty() || target.version != "v1" || !proxied {
@@ -71,12 +75,34 @@ async fn forward_to_object(
         host: location.host,
         path_and_query: format!("{target_path}{query}"),
     };
-    let remove = credentials(req.headers());
-    forward::forward(req, &forwarded, &remove, HeaderMap::new())
+    let mut remove = credentials(req.headers());
+    remove.extend(proxy_headers::replaced());
+    let add = Forwarding {
+        client,
+        uri: path,
+        target_url: None,
+        upgrade: forward::wants_upgrade(req.headers()),
+    }
+    .request_headers(req.headers());
+    let asked_host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let mut resp = forward::forward(req, &forwarded, &remove, add)
         .await
         .map_err(|e| {
             ApiError::ServiceUnavailable(format!("error trying to reach service: {}", e.0))
-        })
+        })?;
+    if resp.status() != StatusCode::SWITCHING_PROTOCOLS {
+        let headers = resp.headers_mut();
+        proxy_headers::remove_cors(headers);
+        let prefix = &path[..path.len() - rest.len()];
+        let target_host = forwarded.authority();
+        proxy_headers::rewrite_location(headers, prefix, &[&target_host, &asked_host]);
+    }
+    Ok(resp)
 }
 
 /// The part of `path` after `{id}/proxy`, with its leading `/`.

@@ -7,6 +7,19 @@ use crate::request::info::RequestInfo;
 /// The apply patch media type, which kube reports as verb `APPLY`.
 const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
+/// Subresources whose requests kube reports with verb `CONNECT`, whatever
+/// the method.
+const CONNECT_SUBRESOURCES: [&str; 5] = ["log", "exec", "portforward", "attach", "proxy"];
+
+/// Whether kube reports `info`'s request with verb `CONNECT`.
+#[must_use]
+pub fn is_connect(info: &RequestInfo) -> bool {
+    info.resource
+        .as_ref()
+        .and_then(|r| r.subresource.as_deref())
+        .is_some_and(|s| CONNECT_SUBRESOURCES.contains(&s))
+}
+
 /// kube's reported verb for a resource request with `info.verb` (the
 /// authorization verb) and the request's Content-Type.
 #[must_use]

@@ -274,6 +274,18 @@ fn an_extension_server_serves_its_group_through_cairn() {
         last.header_values("x-remote-group")
             .contains(&"system:masters")
     );
+    // kube-aggregator's forwarding headers: the client, the path asked,
+    // and the extension server as the host reached over https.
+    assert_eq!(last.header_values("x-forwarded-for"), ["127.0.0.1"]);
+    assert_eq!(
+        last.header_values("x-forwarded-uri"),
+        [format!("/apis/{GROUP}/v1/namespaces/default/widgets").as_str()]
+    );
+    assert_eq!(last.header_values("x-forwarded-proto"), ["https"]);
+    assert_eq!(
+        last.header_values("x-forwarded-host"),
+        [format!("127.0.0.1:{}", setup.backend.port).as_str()]
+    );
 
     if kubectl_present() {
         let (ok, out) = kubectl(s, &["get", "--raw", "/apis"], None);
