@@ -132,18 +132,24 @@ fn group_item(registry: &Registry, group: &str, versions: &[String]) -> Value {
     json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": versions})
 }
 
-/// The list for `/api` (the core group) or `/apis` (named groups, then
-/// `extra`: those extension servers serve).
-fn document(registry: &Registry, core: bool, wanted: &Wanted, extra: Vec<Value>) -> Value {
+/// The list for `/api` (the core group) or `/apis` (named groups, which
+/// `merge` adds those of extension servers to and orders).
+fn document(
+    registry: &Registry,
+    core: bool,
+    wanted: &Wanted,
+    merge: impl FnOnce(&mut Vec<Value>),
+) -> Value {
     let items: Vec<Value> = if core {
         vec![group_item(registry, "", &["v1".to_string()])]
     } else {
-        registry
+        let mut items: Vec<Value> = registry
             .groups()
             .iter()
             .map(|(g, vs)| group_item(registry, g, vs))
-            .chain(extra)
-            .collect()
+            .collect();
+        merge(&mut items);
+        items
     };
     json!({
         "kind": LIST_KIND,
@@ -160,7 +166,7 @@ pub fn serve(
     domain: &str,
     route: &Route<'_>,
     headers: &HeaderMap,
-    extra: impl FnOnce() -> Vec<Value>,
+    merge: impl FnOnce(&mut Vec<Value>),
 ) -> Option<Response<Body>> {
     let core = match route {
         Route::CoreVersions => true,
@@ -169,8 +175,7 @@ pub fn serve(
     };
     let accept = headers.get(header::ACCEPT)?.to_str().ok()?;
     let wanted = wanted(accept, domain)?;
-    let extra = if core { Vec::new() } else { extra() };
-    let bytes = serde_json::to_vec(&document(registry, core, &wanted, extra))
+    let bytes = serde_json::to_vec(&document(registry, core, &wanted, merge))
         .expect("a JSON value always serializes");
     let tag = format!("\"{}\"", etag::content_hash(&bytes));
     let if_none_match = headers

@@ -4,7 +4,38 @@
 
 use serde_json::{Value, json};
 
+use crate::api::group_priority::{group_priority, sort_groups};
 use crate::api::proxy::aggregated::{Route, Routes};
+
+/// A group's priority in discovery: a built-in one's, else the highest of
+/// its APIServices (`routes`), else a custom resource group's.
+#[must_use]
+pub fn priority_in(routes: &[Route], domain: &str) -> impl Fn(&str) -> i64 {
+    move |group| {
+        group_priority(group, domain, |g| {
+            routes
+                .iter()
+                .filter(|r| r.group == g)
+                .map(|r| r.group_priority_minimum)
+                .max()
+        })
+    }
+}
+
+fn entry_name(entry: &Value) -> &str {
+    entry
+        .get("name")
+        .or_else(|| entry.pointer("/metadata/name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// Orders discovery entries (`APIGroup`s or `APIGroupDiscovery` items) as
+/// kube-aggregator does, aggregated groups among cairn's own.
+pub fn order(entries: &mut [Value], routes: &Routes, domain: &str) {
+    let routes = routes.all();
+    sort_groups(entries, entry_name, priority_in(&routes, domain));
+}
 
 /// Groups of `routes` in order, each with its versions (highest version
 /// priority first).
@@ -23,8 +54,9 @@ fn version_entry(group: &str, version: &str) -> Value {
     json!({"groupVersion": format!("{group}/{version}"), "version": version})
 }
 
-/// Adds the aggregated groups to an `APIGroupList` (`/apis`).
-pub fn merge_group_list(doc: &mut Value, routes: &Routes) {
+/// Adds the aggregated groups to an `APIGroupList` (`/apis`), every group
+/// in kube-aggregator's order.
+pub fn merge_group_list(doc: &mut Value, routes: &Routes, domain: &str) {
     let Some(groups) = doc.get_mut("groups").and_then(Value::as_array_mut) else {
         return;
     };
@@ -49,6 +81,7 @@ pub fn merge_group_list(doc: &mut Value, routes: &Routes) {
             }
         }
     }
+    order(groups, routes, domain);
 }
 
 /// `/apis/{group}` of a group only extension servers serve.

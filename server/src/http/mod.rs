@@ -225,8 +225,9 @@ async fn respond(
             .openapi
             .serve(registry, domain, path, &query, req.headers())
             .or_else(|| {
-                aggregated_discovery::serve(registry, domain, &route, req.headers(), || {
-                    discovery_merge::discovery_items(&state.aggregated)
+                aggregated_discovery::serve(registry, domain, &route, req.headers(), |items| {
+                    items.extend(discovery_merge::discovery_items(&state.aggregated));
+                    discovery_merge::order(items, &state.aggregated, domain);
                 })
             });
         if let Some(resp) = published {
@@ -283,7 +284,8 @@ async fn respond(
         Route::CoreResources { version } => discovery::resources(registry, "", &version),
         Route::Groups => {
             let mut doc = discovery::groups(registry);
-            discovery_merge::merge_group_list(&mut doc, &state.aggregated);
+            let domain = &state.config.api_domain;
+            discovery_merge::merge_group_list(&mut doc, &state.aggregated, domain);
             Ok(doc)
         }
         Route::Group { group } => discovery::group(registry, &group)

@@ -120,7 +120,7 @@ fn api_service(version_group: &str, service: &str, ca_bundle: &str) -> Value {
     let (version, group) = version_group.split_once('.').expect("version.group");
     json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
         "metadata": {"name": version_group},
-        "spec": {"group": group, "version": version, "groupPriorityMinimum": 1000,
+        "spec": {"group": group, "version": version, "groupPriorityMinimum": 17450,
             "versionPriority": 15, "caBundle": ca_bundle,
             "service": {"namespace": "default", "name": service}}})
 }
@@ -249,6 +249,40 @@ fn an_extension_server_serves_its_group_through_cairn() {
         .iter()
         .any(|g| g["name"] == GROUP && g["preferredVersion"]["version"] == "v1");
     assert!(listed, "{groups}");
+    // Placed by its priority among the built-in groups, as kube-aggregator
+    // orders them: 17450 comes between autoscaling (17500) and batch
+    // (17400), in both discovery forms.
+    let names = |items: &Value, pointer: &str| -> Vec<String> {
+        items
+            .as_array()
+            .expect("entries")
+            .iter()
+            .map(|g| {
+                g.pointer(pointer)
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect()
+    };
+    let legacy = names(&groups["groups"], "/name");
+    let at = legacy.iter().position(|g| g == GROUP).expect("listed");
+    assert_eq!(
+        legacy[at - 1..=at + 1],
+        ["autoscaling", GROUP, "batch"],
+        "{legacy:?}"
+    );
+    assert_eq!(legacy[0], "apiregistration.k8s.io");
+    let v2 = s.request(
+        "GET",
+        "/apis",
+        &[(
+            "Accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        )],
+        None,
+    );
+    assert_eq!(names(&v2.json()["items"], "/metadata/name"), legacy);
     let group = s.get(&format!("/apis/{GROUP}"));
     assert_eq!(group.status, 200);
     assert_eq!(group.json()["kind"], "APIGroup");
