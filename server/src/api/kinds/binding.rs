@@ -10,7 +10,7 @@ use crate::api::bodies::binding;
 use crate::api::error::ApiError;
 use crate::api::kind::{Answerer, KindSpec, Question};
 use crate::api::registry::Registry;
-use crate::api::store::WriteOptions;
+use crate::api::store::{BindingVia, WriteOptions};
 use crate::util::maybe_async::MaybeAsync;
 
 /// What kube answers a successful binding with (201, as a create).
@@ -33,7 +33,8 @@ impl Answerer for Binder {
                 .store
                 .ok_or_else(|| ApiError::Internal("bindings are served with a store".into()))?;
             let ns = question.namespace.unwrap_or_default();
-            let assignment = binding::decode(&body, None, Some(ns))?;
+            // Malformed Bindings are refused before admission sees them.
+            binding::decode(&body, None, Some(ns))?;
             let pods = store
                 .registry
                 .lookup("", "v1", "pods")
@@ -43,7 +44,12 @@ impl Answerer for Binder {
                 user: Some(Arc::clone(question.user)),
                 ..WriteOptions::default()
             };
-            store.bind(&pods, ns, &assignment, &opts).await?;
+            let bindings = store
+                .registry
+                .lookup("", "v1", "bindings")
+                .ok_or(ApiError::PathNotFound)?;
+            let via = BindingVia::Collection(&bindings);
+            store.bind(&pods, ns, body, None, via, &opts).await?;
             Ok(success())
         }))
     }

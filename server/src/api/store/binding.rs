@@ -10,10 +10,11 @@ use serde_json::{Map, Value, json};
 
 use super::write::{MODIFIED, Mutation};
 use super::{Store, Subresource, WriteOptions, WriteOutcome};
-use crate::api::bodies::binding::Assignment;
+use crate::api::bodies::binding::{self, Assignment};
 use crate::api::error::ApiError;
 use crate::api::kind::KindSpec;
 use crate::api::object;
+use crate::request::admission::Attributes;
 use crate::util::time::rfc3339;
 
 /// `pod` assigned as `assignment` asks, or why it cannot be.
@@ -101,19 +102,49 @@ fn scheduled(pod: &mut Value, now: SystemTime) {
     }
 }
 
+/// Where a Binding was posted, which is how admission sees it: a create
+/// of `pods/<name>/binding` or of the `bindings` collection (its kind).
+pub enum BindingVia<'a> {
+    PodSubresource,
+    Collection(&'a KindSpec),
+}
+
 impl Store {
-    /// Assigns pod `assignment.pod` in `ns` to its node.
+    /// Assigns a pod in `ns` to a node as the Binding `body` asks (`name`:
+    /// the pod named in the path, if any). Admission sees the Binding's
+    /// create, as Kubernetes' does; the pod's update that follows is the
+    /// binding's own and is not admitted again.
     pub async fn bind(
         &self,
         pods: &Arc<KindSpec>,
         ns: &str,
-        assignment: &Assignment,
+        mut body: Value,
+        name: Option<&str>,
+        via: BindingVia<'_>,
         opts: &WriteOptions,
     ) -> Result<WriteOutcome, ApiError> {
         let opts = WriteOptions {
             subresource: Some(Subresource::Binding),
             ..opts.clone()
         };
+        let collection_opts = WriteOptions {
+            subresource: None,
+            ..opts.clone()
+        };
+        let pod_name = object::name(&body).to_string();
+        let attrs = match via {
+            BindingVia::PodSubresource => Attributes {
+                object_kind: Some("Binding"),
+                ..Attributes::create(pods, Some(ns), &pod_name, &opts)
+            },
+            BindingVia::Collection(bindings) => {
+                Attributes::create(bindings, Some(ns), &pod_name, &collection_opts)
+            }
+        };
+        self.admission.admit(&attrs, Some(&mut body)).await?;
+        let assignment = binding::decode(&body, name, Some(ns))?;
+        // Nothing for the pod's commit to guard: it is checked again there.
+        let _read = self.admission.validate(&attrs, Some(&body)).await?;
         let precondition = match &assignment.resource_version {
             None => None,
             Some(rv) => Some(
@@ -123,7 +154,7 @@ impl Store {
         };
         self.guaranteed_update(pods, Some(ns), &assignment.pod, &opts, |current| {
             Ok(Mutation {
-                object: assigned(pods, current, assignment, SystemTime::now())?,
+                object: assigned(pods, current, &assignment, SystemTime::now())?,
                 precondition,
                 warnings: Vec::new(),
                 managed: None,

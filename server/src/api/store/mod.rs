@@ -39,6 +39,7 @@ use crate::request::authz::privileged::PrivilegedGroups;
 use crate::request::user::UserInfo;
 use crate::storage::{KeyValue, Revision, Storage, StorageError};
 
+pub use binding::BindingVia;
 pub use delete::{DeleteOptions, Deleted};
 pub use read::{ListOptions, ListPage, ResourceVersionMatch};
 pub use write::WriteOutcome;

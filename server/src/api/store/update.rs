@@ -11,7 +11,7 @@ use crate::api::error::{ApiError, Cause};
 use crate::api::kind::{KindSpec, Origin};
 use crate::api::store::{Store, Subresource, WriteOptions, no_op, ownership, storage_error};
 use crate::api::{keys, meta, object};
-use crate::request::admission::Attributes;
+use crate::request::admission::{Attributes, Pins};
 use crate::storage::{Guard, StorageError, Txn};
 
 use super::write::{MODIFIED, Mutation, WriteOutcome, put_txn, served_bytes, with_rv, with_rv_str};
@@ -96,8 +96,12 @@ impl Store {
                 warnings,
                 managed,
             } = mutate(&old)?;
+            // A binding was admitted as the Binding's create.
+            let binding = opts.subresource == Some(Subresource::Binding);
             let admitting = Attributes::update(kind, ns, name, opts, &old);
-            self.admission.admit(&admitting, Some(&mut new)).await?;
+            if !binding {
+                self.admission.admit(&admitting, Some(&mut new)).await?;
+            }
             if object::name(&new) != name {
                 let n = object::name(&new).to_string();
                 return Err(kind.invalid(
@@ -144,7 +148,6 @@ impl Store {
                     .unwrap_or(0);
                 object::metadata_mut(&mut new).insert("generation".into(), json!(generation + 1));
             }
-            let binding = opts.subresource == Some(Subresource::Binding);
             let mut causes = meta::validate_meta(kind, &new);
             // A binding writes the stored pod as Kubernetes' binding REST
             // does: beside the pod's strategy, which keeps its node fixed.
@@ -157,7 +160,11 @@ impl Store {
             if !causes.is_empty() {
                 return Err(kind.invalid(name, causes, 422));
             }
-            let pins = self.admission.validate(&admitting, Some(&new)).await?;
+            let pins = if binding {
+                Pins::default()
+            } else {
+                self.admission.validate(&admitting, Some(&new)).await?
+            };
             match &managed {
                 Some(m) => ownership::store_entries(&mut new, m),
                 None if binding => {}

@@ -170,15 +170,17 @@ pub async fn serve(
             // Schedulers built on client-go send Bindings as protobuf.
             let body = decode_typed_body(&binding::schema(), content_type.as_deref(), &body)?;
             audit.record_request_value(&body);
-            let assignment = binding::decode(&body, Some(name), ns)?;
+            // Malformed Bindings are refused before admission sees them.
+            binding::decode(&body, Some(name), ns)?;
             let opts = crate::api::store::WriteOptions {
                 dry_run: query.dry_run()?,
                 user: Some(user),
                 ..Default::default()
             };
+            let via = crate::api::store::BindingVia::PodSubresource;
             state
                 .store
-                .bind(kind, ns.unwrap_or_default(), &assignment, &opts)
+                .bind(kind, ns.unwrap_or_default(), body, Some(name), via, &opts)
                 .await?;
             Ok(writer.object(201, &success(), &[]))
         }

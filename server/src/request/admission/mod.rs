@@ -75,6 +75,9 @@ pub struct Attributes<'a> {
     pub options: Options<'a>,
     /// The stored object an update replaces or a delete removes.
     pub old_object: Option<&'a Value>,
+    /// The kind of the object under review when it is not the resource's
+    /// own: a Binding posted to `pods/binding`.
+    pub object_kind: Option<&'static str>,
 }
 
 impl<'a> Attributes<'a> {
@@ -95,6 +98,7 @@ impl<'a> Attributes<'a> {
             user: caller(opts.user.as_deref()),
             options: Options::Write(opts),
             old_object: None,
+            object_kind: None,
         }
     }
 
@@ -132,6 +136,7 @@ impl<'a> Attributes<'a> {
             user: caller(opts.user.as_deref()),
             options: Options::Delete(opts),
             old_object: old,
+            object_kind: None,
         }
     }
 

@@ -19,7 +19,8 @@ pub fn request(
     uid: &str,
 ) -> Value {
     let kind = attrs.kind;
-    let group_kind = json!({"group": kind.group, "version": kind.version, "kind": kind.kind});
+    let kind_name = attrs.object_kind.unwrap_or(&kind.kind);
+    let group_kind = json!({"group": kind.group, "version": kind.version, "kind": kind_name});
     let resource = json!({"group": kind.group, "version": kind.version, "resource": kind.resource});
     let user = attrs.user;
     let mut user_info = json!({"username": user.name});
