@@ -177,6 +177,20 @@ fn unreachable_and_missing_targets_are_statuses() {
         r.json()["message"],
         "no endpoints available for service \"empty\""
     );
+    // An ExternalName Service is a DNS name, not a backend: Kubernetes'
+    // service proxy resolves only endpoints, so it has none to reach.
+    create(
+        &s,
+        "/api/v1/namespaces/default/services",
+        &json!({"metadata": {"name": "outside"},
+            "spec": {"type": "ExternalName", "externalName": "example.com"}}),
+    );
+    let r = s.get("/api/v1/namespaces/default/services/outside/proxy/");
+    assert_eq!(r.status, 503, "{}", r.text());
+    assert_eq!(
+        r.json()["message"],
+        "no endpoints available for service \"outside\""
+    );
     let r = s.get("/api/v1/namespaces/default/services/nothere/proxy/");
     assert_eq!(r.status, 404);
     assert_eq!(r.json()["reason"], "NotFound");
