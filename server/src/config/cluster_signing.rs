@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use crate::config::file_pair::FilePair;
 use crate::util::duration;
 
 #[derive(Args, Debug, Clone)]
@@ -53,27 +54,22 @@ impl ClusterSigningFlags {
     /// Reads both files (`None` when neither flag is given: the cluster CA
     /// signs); the error is one line naming the flag, never key material.
     pub fn load(&self) -> Result<Option<SigningCaPem>, String> {
-        let (cert_path, key_path) = match (
-            &self.cluster_signing_cert_file,
-            &self.cluster_signing_key_file,
-        ) {
-            (None, None) => return Ok(None),
-            (Some(c), Some(k)) => (c, k),
-            (Some(_), None) => {
-                return Err(
-                    "--cluster-signing-key-file: required with --cluster-signing-cert-file".into(),
-                );
-            }
-            (None, Some(_)) => {
-                return Err(
-                    "--cluster-signing-cert-file: required with --cluster-signing-key-file".into(),
-                );
-            }
+        let pair = FilePair {
+            cert_flag: "--cluster-signing-cert-file",
+            cert: self.cluster_signing_cert_file.as_deref(),
+            key_flag: "--cluster-signing-key-file",
+            key: self.cluster_signing_key_file.as_deref(),
         };
-        let cert = std::fs::read_to_string(cert_path)
-            .map_err(|e| format!("--cluster-signing-cert-file: {}: {e}", cert_path.display()))?;
-        let key = std::fs::read_to_string(key_path)
-            .map_err(|e| format!("--cluster-signing-key-file: {}: {e}", key_path.display()))?;
+        let Some(read) = pair.read()? else {
+            return Ok(None);
+        };
+        let (cert_path, key_path) = (read.cert_path, read.key_path);
+        let text = |bytes: Vec<u8>, flag: &str, path: &std::path::Path| {
+            String::from_utf8(bytes)
+                .map_err(|_| format!("{flag}: {}: not UTF-8 text", path.display()))
+        };
+        let cert = text(read.cert, "--cluster-signing-cert-file", cert_path)?;
+        let key = text(read.key, "--cluster-signing-key-file", key_path)?;
         let pem = SigningCaPem { cert, key };
         crate::tls::pki::ClusterCa::from_pem(&pem.cert, &pem.key).map_err(|problem| {
             format!(

@@ -10,6 +10,7 @@ pub mod document;
 pub mod encryption;
 pub mod etcd;
 pub mod feature_gates;
+pub mod file_pair;
 pub mod logging;
 pub mod overload;
 pub mod proxy_client;

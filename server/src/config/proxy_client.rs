@@ -8,6 +8,8 @@ use clap::Args;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
+use crate::config::file_pair::FilePair;
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct ProxyClientFlags {
     /// Client certificate (PEM) presented to aggregated API servers and
@@ -29,25 +31,16 @@ impl ProxyClientFlags {
     /// Reads both files (`None` when neither flag is given); the error is
     /// one line naming the flag and never holds key material.
     pub fn load(&self) -> Result<Option<ProxyClientPem>, String> {
-        let (cert_path, key_path) =
-            match (&self.proxy_client_cert_file, &self.proxy_client_key_file) {
-                (None, None) => return Ok(None),
-                (Some(c), Some(k)) => (c, k),
-                (Some(_), None) => {
-                    return Err(
-                        "--proxy-client-key-file: required with --proxy-client-cert-file".into(),
-                    );
-                }
-                (None, Some(_)) => {
-                    return Err(
-                        "--proxy-client-cert-file: required with --proxy-client-key-file".into(),
-                    );
-                }
-            };
-        let cert = std::fs::read(cert_path)
-            .map_err(|e| format!("--proxy-client-cert-file: {}: {e}", cert_path.display()))?;
-        let key = std::fs::read(key_path)
-            .map_err(|e| format!("--proxy-client-key-file: {}: {e}", key_path.display()))?;
+        let pair = FilePair {
+            cert_flag: "--proxy-client-cert-file",
+            cert: self.proxy_client_cert_file.as_deref(),
+            key_flag: "--proxy-client-key-file",
+            key: self.proxy_client_key_file.as_deref(),
+        };
+        let Some(read) = pair.read()? else {
+            return Ok(None);
+        };
+        let (cert, key, cert_path, key_path) = (read.cert, read.key, read.cert_path, read.key_path);
         let chain = CertificateDer::pem_slice_iter(&cert).collect::<Result<Vec<_>, _>>();
         if !chain.is_ok_and(|c| !c.is_empty()) {
             return Err(format!(

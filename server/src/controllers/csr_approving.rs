@@ -10,12 +10,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::api::informer::{Cache, Informer};
 use crate::api::kind::KindSpec;
 use crate::api::kinds::checks::{items_at, str_at};
-use crate::api::kinds::csr_rules::{has_condition, request_der};
+use crate::api::kinds::csr_rules::{has_condition, push_condition, request_der};
 use crate::api::object;
 use crate::api::store::{Store, Subresource};
 use crate::app::AppState;
@@ -113,15 +113,7 @@ async fn approval(store: &Store, group: &str, csr: &Value) -> Option<&'static st
 async fn approve(store: &Store, kind: &Arc<KindSpec>, name: &str, message: &'static str) {
     let now = time::rfc3339(SystemTime::now());
     let change = move |next: &mut Value| {
-        let approved = json!({"type": "Approved", "status": "True", "reason": "AutoApproved",
-            "message": message, "lastUpdateTime": now, "lastTransitionTime": now});
-        if !next.get("status").is_some_and(Value::is_object) {
-            next["status"] = json!({});
-        }
-        match next["status"]["conditions"].as_array_mut() {
-            Some(list) => list.push(approved),
-            None => next["status"]["conditions"] = json!([approved]),
-        }
+        push_condition(next, "Approved", "AutoApproved", message, &now);
     };
     if let Err(e) = store
         .system_edit(kind, None, name, Some(Subresource::Approval), change)

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::api::informer::{Cache, Informer};
 use crate::api::kind::KindSpec;
 use crate::api::kinds::checks::{items_at, str_at};
-use crate::api::kinds::csr_rules::{has_condition, parse_request, request_der};
+use crate::api::kinds::csr_rules::{has_condition, parse_request, push_condition, request_der};
 use crate::api::object;
 use crate::api::store::{Store, Subresource};
 use crate::app::AppState;
@@ -142,16 +142,7 @@ async fn act(store: &Store, kind: &Arc<KindSpec>, ca: &ClusterCa, csr: &Value, d
             }
         }
         Decision::Fail(message) => Box::new(move |next| {
-            let failed = json!({"type": "Failed", "status": "True",
-                "reason": "SignerValidationFailure", "message": message,
-                "lastUpdateTime": now, "lastTransitionTime": now});
-            if !next.get("status").is_some_and(Value::is_object) {
-                next["status"] = json!({});
-            }
-            match next["status"]["conditions"].as_array_mut() {
-                Some(list) => list.push(failed),
-                None => next["status"]["conditions"] = json!([failed]),
-            }
+            push_condition(next, "Failed", "SignerValidationFailure", &message, &now);
         }),
     };
     if let Err(e) = store

@@ -257,6 +257,20 @@ pub fn has_condition(obj: &Value, kind: &str) -> bool {
         .any(|c| str_at(c, "/type") == kind && str_at(c, "/status") == "True")
 }
 
+/// Appends a true condition `kind` (`reason`, `message`, both times
+/// `now`) to the request's `status.conditions`, making either as needed.
+pub fn push_condition(obj: &mut Value, kind: &str, reason: &str, message: &str, now: &str) {
+    let condition = serde_json::json!({"type": kind, "status": "True", "reason": reason,
+        "message": message, "lastUpdateTime": now, "lastTransitionTime": now});
+    if !obj.get("status").is_some_and(Value::is_object) {
+        obj["status"] = serde_json::json!({});
+    }
+    match obj["status"]["conditions"].as_array_mut() {
+        Some(list) => list.push(condition),
+        None => obj["status"]["conditions"] = serde_json::json!([condition]),
+    }
+}
+
 #[cfg(test)]
 #[path = "csr_rules_tests.rs"]
 mod tests;

@@ -16,13 +16,14 @@ use crate::request::authn::{Authenticator, RequestHead};
 use crate::request::user::UserInfo;
 use crate::util::maybe_async::MaybeAsync;
 
-/// The headers the proxy names the user in.
+/// The headers the proxy names the user in, their names in lower case as
+/// HTTP/2 and `HeaderMap` keep them.
 #[derive(Clone, Debug, Default)]
 pub struct IdentityHeaders {
-    pub username: Vec<String>,
-    pub uid: Vec<String>,
-    pub group: Vec<String>,
-    pub extra_prefix: Vec<String>,
+    username: Vec<String>,
+    uid: Vec<String>,
+    group: Vec<String>,
+    extra_prefix: Vec<String>,
 }
 
 /// The first non-empty value of the first of `names` that has one.
@@ -37,6 +38,23 @@ fn first_value(headers: &HeaderMap, names: &[String]) -> Option<String> {
 }
 
 impl IdentityHeaders {
+    /// The header names of each flag (any case).
+    #[must_use]
+    pub fn new(
+        username: &[String],
+        uid: &[String],
+        group: &[String],
+        extra_prefix: &[String],
+    ) -> IdentityHeaders {
+        let lower = |names: &[String]| names.iter().map(|n| n.to_ascii_lowercase()).collect();
+        IdentityHeaders {
+            username: lower(username),
+            uid: lower(uid),
+            group: lower(group),
+            extra_prefix: lower(extra_prefix),
+        }
+    }
+
     /// The user the headers name; `None` without a username.
     #[must_use]
     pub fn user(&self, headers: &HeaderMap) -> Option<UserInfo> {
@@ -51,7 +69,6 @@ impl IdentityHeaders {
             .collect();
         let mut extra: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for prefix in &self.extra_prefix {
-            let prefix = prefix.to_ascii_lowercase();
             for (header, value) in headers {
                 // Header names are lower case already.
                 let Some(key) = header.as_str().strip_prefix(prefix.as_str()) else {
@@ -82,13 +99,13 @@ impl IdentityHeaders {
             .iter()
             .chain(&self.uid)
             .chain(&self.group)
-            .map(|h| h.to_ascii_lowercase());
+            .cloned();
         let prefixed = headers
             .keys()
             .filter(|k| {
                 self.extra_prefix
                     .iter()
-                    .any(|p| k.as_str().starts_with(&p.to_ascii_lowercase()))
+                    .any(|p| k.as_str().starts_with(p.as_str()))
             })
             .map(|k| k.as_str().to_string());
         exact.chain(prefixed)
@@ -109,12 +126,12 @@ impl FrontProxy {
             verifier: ClientCertificates::new(&config.cas)
                 .map_err(|e| format!("--requestheader-client-ca-file: {e}"))?,
             allowed_names: config.allowed_names.clone(),
-            headers: IdentityHeaders {
-                username: config.username_headers.clone(),
-                uid: config.uid_headers.clone(),
-                group: config.group_headers.clone(),
-                extra_prefix: config.extra_headers_prefix.clone(),
-            },
+            headers: IdentityHeaders::new(
+                &config.username_headers,
+                &config.uid_headers,
+                &config.group_headers,
+                &config.extra_headers_prefix,
+            ),
         })
     }
 }
@@ -157,12 +174,12 @@ mod tests {
     use super::*;
 
     fn kube_headers() -> IdentityHeaders {
-        IdentityHeaders {
-            username: vec!["X-Remote-User".into()],
-            uid: vec!["X-Remote-Uid".into()],
-            group: vec!["X-Remote-Group".into()],
-            extra_prefix: vec!["X-Remote-Extra-".into()],
-        }
+        IdentityHeaders::new(
+            &["X-Remote-User".into()],
+            &["X-Remote-Uid".into()],
+            &["X-Remote-Group".into()],
+            &["X-Remote-Extra-".into()],
+        )
     }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
@@ -214,10 +231,12 @@ mod tests {
 
     #[test]
     fn the_first_named_header_with_a_value_is_the_user() {
-        let both = IdentityHeaders {
-            username: vec!["X-Remote-User".into(), "X-Forwarded-User".into()],
-            ..IdentityHeaders::default()
-        };
+        let both = IdentityHeaders::new(
+            &["X-Remote-User".into(), "X-Forwarded-User".into()],
+            &[],
+            &[],
+            &[],
+        );
         let h = headers(&[("x-remote-user", ""), ("x-forwarded-user", "bob")]);
         assert_eq!(both.user(&h).expect("bob").name, "bob");
         assert!(both.user(&headers(&[("x-remote-group", "g")])).is_none());
