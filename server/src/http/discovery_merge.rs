@@ -9,7 +9,6 @@ use crate::api::proxy::aggregated::{Route, Routes};
 
 /// A group's priority in discovery: a built-in one's, else the highest of
 /// its APIServices (`routes`), else a custom resource group's.
-#[must_use]
 pub fn priority_in(routes: &[Route], domain: &str) -> impl Fn(&str) -> i64 {
     move |group| {
         group_priority(group, domain, |g| {
