@@ -169,6 +169,29 @@ impl Writer {
         }
     }
 
+    /// An object of a message type that is not a kind of the registry (a
+    /// Scale) in this encoding, protobuf by `message`'s field numbers.
+    #[must_use]
+    pub fn typed(
+        &self,
+        message: &crate::api::schema::Schema,
+        code: u16,
+        value: &Value,
+        warnings: &[String],
+    ) -> Response<Body> {
+        let Encoding::Protobuf(p) = self.encoding else {
+            return self.object(code, value, warnings);
+        };
+        match schema::encode_object(message, value) {
+            Ok(bytes) => {
+                let mut resp = self.bytes(code, bytes);
+                add_warnings(&mut resp, warnings);
+                resp
+            }
+            Err(_) => self.untyped(p, code, value, warnings),
+        }
+    }
+
     /// A stored object in protobuf; `Err` (not acceptable) when protobuf
     /// cannot carry it.
     pub fn protobuf_stored(

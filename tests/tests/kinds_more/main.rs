@@ -4,6 +4,7 @@
 //! a PodDisruptionBudget; the system priority classes; the Python client's
 //! NetworkingV1Api, PolicyV1Api and AutoscalingV2Api.
 
+mod hpa_versions;
 mod manifest;
 
 use cairn_tests::{Server, kubectl, kubectl_present, run_python_script, wait_until};

@@ -29,9 +29,18 @@ pub fn schema() -> Schema {
             Schema::object([
                 ("resourceVersion", Schema::string()),
                 ("uid", Schema::string()),
-            ]),
+            ])
+            .proto_fields([("uid", 1), ("resourceVersion", 2)]),
         ),
         ("propagationPolicy", Schema::string()),
+    ])
+    .proto_fields([
+        ("gracePeriodSeconds", 1),
+        ("preconditions", 2),
+        ("orphanDependents", 3),
+        ("propagationPolicy", 4),
+        ("dryRun", 5),
+        ("ignoreStoreReadErrorWithClusterBreakingPotential", 6),
     ])
     .describe("DeleteOptions may be provided when deleting an API object.")
 }

@@ -12,12 +12,20 @@ use crate::api::object;
 use crate::api::schema::Schema;
 use crate::api::store::DeleteOptions;
 
-/// The schema of a `policy/v1` Eviction.
+/// The schema of a `policy/v1` Eviction, with its protobuf field numbers.
 #[must_use]
 pub fn schema() -> Schema {
-    Schema::resource([("deleteOptions", delete_options::schema())]).describe(
-        "Eviction evicts a pod from its node subject to certain policies and safety constraints.",
-    )
+    Schema::resource([("deleteOptions", delete_options::schema())])
+        .proto_fields([("metadata", 1), ("deleteOptions", 2)])
+        .describe(
+            "Eviction evicts a pod from its node subject to certain policies and safety constraints.",
+        )
+}
+
+/// The schema, made once.
+#[must_use]
+pub fn shared_schema() -> &'static Schema {
+    &SCHEMA
 }
 
 static SCHEMA: LazyLock<Schema> = LazyLock::new(schema);

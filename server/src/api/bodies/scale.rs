@@ -18,13 +18,14 @@ use crate::api::schema::Schema;
 use crate::api::store::write::Mutation;
 use crate::api::store::{FieldValidation, parse_rv};
 
-/// The schema of an `autoscaling/v1` Scale.
+/// The schema of an `autoscaling/v1` Scale, with its protobuf field
+/// numbers.
 #[must_use]
 pub fn schema() -> Schema {
     Schema::resource([
         (
             "spec",
-            Schema::object([("replicas", Schema::integer_i32())]),
+            Schema::object([("replicas", Schema::integer_i32())]).proto_fields([("replicas", 1)]),
         ),
         (
             "status",
@@ -32,10 +33,18 @@ pub fn schema() -> Schema {
                 ("replicas", Schema::integer_i32()),
                 ("selector", Schema::string()),
             ])
-            .required(["replicas"]),
+            .required(["replicas"])
+            .proto_fields([("replicas", 1), ("selector", 2)]),
         ),
     ])
+    .proto_fields([("metadata", 1), ("spec", 2), ("status", 3)])
     .describe("Scale represents a scaling request for a resource.")
+}
+
+/// The schema, made once.
+#[must_use]
+pub fn shared_schema() -> &'static Schema {
+    &SCHEMA
 }
 
 static SCHEMA: LazyLock<Schema> = LazyLock::new(schema);

@@ -70,32 +70,7 @@ pub fn status() -> Schema {
 /// `metav1.DeleteOptions` with its preconditions.
 #[must_use]
 pub fn delete_options() -> Schema {
-    let preconditions = Schema::object([
-        ("uid", Schema::string()),
-        ("resourceVersion", Schema::string()),
-    ])
-    .proto_fields([("uid", 1), ("resourceVersion", 2)]);
-    Schema::object([
-        ("apiVersion", Schema::string()),
-        ("kind", Schema::string()),
-        ("gracePeriodSeconds", Schema::integer_i64()),
-        ("preconditions", preconditions),
-        ("orphanDependents", Schema::boolean()),
-        ("propagationPolicy", Schema::string()),
-        ("dryRun", Schema::string_list()),
-        (
-            "ignoreStoreReadErrorWithClusterBreakingPotential",
-            Schema::boolean(),
-        ),
-    ])
-    .proto_fields([
-        ("gracePeriodSeconds", 1),
-        ("preconditions", 2),
-        ("orphanDependents", 3),
-        ("propagationPolicy", 4),
-        ("dryRun", 5),
-        ("ignoreStoreReadErrorWithClusterBreakingPotential", 6),
-    ])
+    crate::api::bodies::delete_options::schema()
 }
 
 pub static LIST_META: LazyLock<Schema> = LazyLock::new(list_meta);

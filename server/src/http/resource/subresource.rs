@@ -12,9 +12,10 @@ use hyper::body::Incoming;
 use serde_json::json;
 
 use super::header_str;
-use crate::api::bodies::scale::{ScaleChange, ScaleTarget, scale_of};
+use crate::api::bodies::scale::{self, ScaleChange, ScaleTarget, scale_of};
 use crate::api::bodies::token_request as token_request_body;
 use crate::api::bodies::{binding, eviction};
+use crate::api::decode::Decoded;
 use crate::api::error::ApiError;
 use crate::api::kind::{KindSpec, Origin};
 use crate::api::kinds::binding::success;
@@ -24,7 +25,7 @@ use crate::app::AppState;
 use crate::http::body::{Body, read_limited};
 use crate::http::negotiate::{decode_body, essence};
 use crate::http::params::{OptionsKind, Query};
-use crate::http::protobuf::decode_typed_body;
+use crate::http::protobuf::{decode_typed_body, is_protobuf};
 use crate::http::respond::Writer;
 use crate::request::audit::AuditContext;
 use crate::request::authn::service_account::token_request;
@@ -71,7 +72,7 @@ pub async fn serve(
                         .store
                         .get(kind, ns, name, query.get("resourceVersion"))
                         .await?;
-                    Ok(writer.object(200, &scale_of(paths, &obj), &[]))
+                    Ok(writer.typed(scale::shared_schema(), 200, &scale_of(paths, &obj), &[]))
                 }
                 Method::PUT | Method::PATCH => {
                     let user_agent = header_str(&req, header::USER_AGENT).map(str::to_string);
@@ -80,7 +81,21 @@ pub async fn serve(
                         read_limited(req.into_body(), state.config.max_request_bytes).await?;
                     audit.record_request_body(&body);
                     let change = if method == Method::PUT {
-                        ScaleChange::Replace(decode_body(content_type.as_deref(), &body)?)
+                        // client-go's scale client may send protobuf,
+                        // which has no repeated keys to report.
+                        let decoded = if is_protobuf(content_type.as_deref()) {
+                            Decoded {
+                                value: decode_typed_body(
+                                    scale::shared_schema(),
+                                    content_type.as_deref(),
+                                    &body,
+                                )?,
+                                duplicates: Vec::new(),
+                            }
+                        } else {
+                            decode_body(content_type.as_deref(), &body)?
+                        };
+                        ScaleChange::Replace(decoded)
                     } else {
                         query.force(
                             PatchType::Merge,
@@ -135,7 +150,12 @@ pub async fn serve(
                             target.scaled(current, &change)
                         })
                         .await?;
-                    Ok(writer.object(200, &scale_of(paths, &out.object), &out.warnings))
+                    Ok(writer.typed(
+                        scale::shared_schema(),
+                        200,
+                        &scale_of(paths, &out.object),
+                        &out.warnings,
+                    ))
                 }
                 m => Err(not_allowed(&m)),
             }
@@ -145,7 +165,9 @@ pub async fn serve(
                 return Err(not_allowed(req.method()));
             }
             let body = read_limited(req.into_body(), state.config.max_request_bytes).await?;
-            let body = decode_body(content_type.as_deref(), &body)?.value;
+            // kubectl drain's typed client sends Evictions as protobuf.
+            let body =
+                decode_typed_body(eviction::shared_schema(), content_type.as_deref(), &body)?;
             audit.record_request_value(&body);
             let mut opts = eviction::decode(&body, name, ns)?;
             opts.dry_run |= query.dry_run()?;
