@@ -158,8 +158,20 @@ fn signing_request() -> String {
     base64::engine::general_purpose::STANDARD.encode(pem)
 }
 
-/// Every stored (group, version, resource, namespaced, kind) discovery lists.
-fn discovered(s: &Server) -> Vec<(String, String, String, bool, String)> {
+/// A stored kind as discovery lists it.
+#[derive(Debug)]
+struct Discovered {
+    group: String,
+    version: String,
+    resource: String,
+    namespaced: bool,
+    kind: String,
+    /// Its subresources (`status`, `scale`, …).
+    subresources: Vec<String>,
+}
+
+/// Every stored kind discovery lists.
+fn discovered(s: &Server) -> Vec<Discovered> {
     let mut group_versions = vec![(String::new(), "v1".to_string())];
     for g in s.get("/apis").json()["groups"].as_array().expect("groups") {
         for v in g["versions"].as_array().expect("versions") {
@@ -176,10 +188,9 @@ fn discovered(s: &Server) -> Vec<(String, String, String, bool, String)> {
         } else {
             format!("/apis/{group}/{version}")
         };
-        for r in s.get(&path).json()["resources"]
-            .as_array()
-            .expect("resources")
-        {
+        let list = s.get(&path).json();
+        let resources = list["resources"].as_array().expect("resources");
+        for r in resources {
             let name = r["name"].as_str().expect("name");
             // Subresources, and kinds that are only asked (reviews: create
             // is their one verb), have no life to exercise.
@@ -189,20 +200,34 @@ fn discovered(s: &Server) -> Vec<(String, String, String, bool, String)> {
             if name.contains('/') || !stored {
                 continue;
             }
-            out.push((
-                group.clone(),
-                version.clone(),
-                name.to_string(),
-                r["namespaced"].as_bool().expect("namespaced"),
-                r["kind"].as_str().expect("kind").to_string(),
-            ));
+            let prefix = format!("{name}/");
+            let subresources = resources
+                .iter()
+                .filter_map(|sub| sub["name"].as_str()?.strip_prefix(&prefix))
+                .map(str::to_string)
+                .collect();
+            out.push(Discovered {
+                group: group.clone(),
+                version: version.clone(),
+                resource: name.to_string(),
+                namespaced: r["namespaced"].as_bool().expect("namespaced"),
+                kind: r["kind"].as_str().expect("kind").to_string(),
+                subresources,
+            });
         }
     }
     out
 }
 
 /// The whole life of one object of one kind.
-fn exercise(s: &Server, base: &str, api_version: &str, kind: &str, mut obj: Value) {
+fn exercise(
+    s: &Server,
+    base: &str,
+    api_version: &str,
+    kind: &str,
+    subresources: &[String],
+    mut obj: Value,
+) {
     let what = format!("{api_version} {kind}");
     obj["apiVersion"] = json!(api_version);
     obj["kind"] = json!(kind);
@@ -293,6 +318,13 @@ fn exercise(s: &Server, base: &str, api_version: &str, kind: &str, mut obj: Valu
         assert_eq!(ev["object"]["apiVersion"], api_version, "{what}");
     }
 
+    if subresources.iter().any(|sub| sub == "status") {
+        status_subresource(s, &at, &what);
+    }
+    if subresources.iter().any(|sub| sub == "scale") {
+        scale_subresource(s, &at, &what);
+    }
+
     let deleted = s.delete(&at);
     assert!(
         matches!(deleted.status, 200 | 202),
@@ -309,6 +341,32 @@ fn exercise(s: &Server, base: &str, api_version: &str, kind: &str, mut obj: Valu
         }
         assert_eq!(ev["type"], "MODIFIED", "{what}: {ev}");
     }
+}
+
+/// `/status` reads as the object and takes it back.
+fn status_subresource(s: &Server, at: &str, what: &str) {
+    let status = s.get(&format!("{at}/status"));
+    assert_eq!(status.status, 200, "{what} get status: {}", status.text());
+    let current = s.get(at).json();
+    assert_eq!(
+        status.json()["metadata"]["resourceVersion"],
+        current["metadata"]["resourceVersion"],
+        "{what}"
+    );
+    let put = s.put(&format!("{at}/status"), &current);
+    assert_eq!(put.status, 200, "{what} put status: {}", put.text());
+}
+
+/// `/scale` reads as an `autoscaling/v1` Scale and changes the replicas.
+fn scale_subresource(s: &Server, at: &str, what: &str) {
+    let mut scale = s.get(&format!("{at}/scale")).json();
+    assert_eq!(scale["kind"], "Scale", "{what}: {scale}");
+    let replicas = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+    scale["spec"]["replicas"] = json!(replicas + 2);
+    let put = s.put(&format!("{at}/scale"), &scale);
+    assert_eq!(put.status, 200, "{what} put scale: {}", put.text());
+    let after = s.get(&format!("{at}/scale")).json();
+    assert_eq!(after["spec"]["replicas"], replicas + 2, "{what}: {after}");
 }
 
 #[test]
@@ -338,7 +396,15 @@ fn every_served_kind_passes_the_same_life() {
     let kinds = discovered(&s);
     assert!(kinds.len() >= 4, "{kinds:?}");
     let mut missing = Vec::new();
-    for (i, (group, version, resource, namespaced, kind)) in kinds.iter().enumerate() {
+    for (i, found) in kinds.iter().enumerate() {
+        let Discovered {
+            group,
+            version,
+            resource,
+            namespaced,
+            kind,
+            subresources,
+        } = found;
         let gr = if group.is_empty() {
             resource.clone()
         } else {
@@ -363,7 +429,7 @@ fn every_served_kind_passes_the_same_life() {
         } else {
             format!("{group}/{version}")
         };
-        exercise(&s, &base, &api_version, kind, obj);
+        exercise(&s, &base, &api_version, kind, subresources, obj);
     }
     assert!(
         missing.is_empty(),
