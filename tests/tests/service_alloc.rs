@@ -153,6 +153,14 @@ fn requests_are_honoured_or_refused_with_kube_messages() {
         json!({"type": "ExternalName", "externalName": "db.example.com"}),
     );
     assert!(external["spec"].get("clusterIP").is_none());
+    // Deleting a Service gives its node port and address back.
+    assert_eq!(s.delete(&format!("{SERVICES}/a")).status, 200);
+    let reused = create(
+        &s,
+        "c",
+        json!({"type": "NodePort", "clusterIP": "10.96.0.20", "ports": [{"port": 80, "nodePort": 31005}]}),
+    );
+    assert_eq!(reused["spec"]["ports"][0]["nodePort"], 31005);
 }
 
 #[test]
