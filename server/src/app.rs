@@ -97,6 +97,9 @@ pub fn admission_chain(
     plugins: &admission::plugins::Enabled,
     stop: Option<&watch::Receiver<bool>>,
 ) -> admission::Chain {
+    use admission::default_toleration_seconds::{
+        DEFAULT_TOLERATION_SECONDS, DefaultTolerationSeconds,
+    };
     use admission::plugins::{MUTATING_WEBHOOK, NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK};
     let namespaces = registry
         .lookup("", "v1", "namespaces")
@@ -115,6 +118,13 @@ pub fn admission_chain(
         )))
     };
     let mut mutating: Vec<Arc<dyn admission::MutatingAdmission>> = Vec::new();
+    if plugins.has(DEFAULT_TOLERATION_SECONDS) {
+        let (not_ready_seconds, unreachable_seconds) = plugins.toleration_seconds;
+        mutating.push(Arc::new(DefaultTolerationSeconds {
+            not_ready_seconds,
+            unreachable_seconds,
+        }));
+    }
     if let Some(hooks) = webhooks(MUTATING_WEBHOOK, "mutatingwebhookconfigurations") {
         mutating.push(hooks);
     }

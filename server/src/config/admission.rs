@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct AdmissionFlags {
     /// Admission plugins to enable besides the default ones, comma-separated
     /// (kube-apiserver's names; they run in kube's fixed order whatever the
@@ -19,4 +19,26 @@ pub struct AdmissionFlags {
     /// configuration, inline or by a path relative to this file.
     #[arg(long)]
     pub admission_control_config_file: Option<PathBuf>,
+    /// Seconds a pod tolerates its node's `not-ready` taint, given to every
+    /// pod without such a toleration (DefaultTolerationSeconds).
+    #[arg(long, default_value_t = DEFAULT_TOLERATION_SECONDS)]
+    pub default_not_ready_toleration_seconds: i64,
+    /// Seconds a pod tolerates its node's `unreachable` taint, likewise.
+    #[arg(long, default_value_t = DEFAULT_TOLERATION_SECONDS)]
+    pub default_unreachable_toleration_seconds: i64,
+}
+
+/// kube-apiserver's default for both toleration flags.
+const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
+impl Default for AdmissionFlags {
+    fn default() -> Self {
+        AdmissionFlags {
+            enable_admission_plugins: Vec::new(),
+            disable_admission_plugins: Vec::new(),
+            admission_control_config_file: None,
+            default_not_ready_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+            default_unreachable_toleration_seconds: DEFAULT_TOLERATION_SECONDS,
+        }
+    }
 }

@@ -16,6 +16,7 @@
 
 pub mod certificates;
 pub mod configuration;
+pub mod default_toleration_seconds;
 pub mod namespace_lifecycle;
 pub mod plugins;
 pub mod webhook;

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::config::AdmissionFlags;
+use crate::request::admission::default_toleration_seconds::DEFAULT_TOLERATION_SECONDS;
 
 /// Every plugin kube-apiserver 1.32 registers, in the order it runs them.
 pub const KUBE_ORDER: &[&str] = &[
@@ -79,6 +80,7 @@ pub const VALIDATING_WEBHOOK: &str = "ValidatingAdmissionWebhook";
 /// The plugins cairn implements.
 pub const IMPLEMENTED: &[&str] = &[
     NAMESPACE_LIFECYCLE,
+    DEFAULT_TOLERATION_SECONDS,
     "CertificateApproval",
     "CertificateSigning",
     "CertificateSubjectRestriction",
@@ -86,10 +88,12 @@ pub const IMPLEMENTED: &[&str] = &[
     VALIDATING_WEBHOOK,
 ];
 
-/// The plugins that run, in kube's order.
+/// The plugins that run, in kube's order, and the flags that set them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Enabled {
     names: Vec<&'static str>,
+    /// DefaultTolerationSeconds' seconds: (not-ready, unreachable).
+    pub toleration_seconds: (i64, i64),
 }
 
 impl Default for Enabled {
@@ -134,7 +138,13 @@ impl Enabled {
             .copied()
             .filter(|name| IMPLEMENTED.contains(name) && on(name))
             .collect();
-        Ok(Enabled { names })
+        Ok(Enabled {
+            names,
+            toleration_seconds: (
+                flags.default_not_ready_toleration_seconds,
+                flags.default_unreachable_toleration_seconds,
+            ),
+        })
     }
 
     /// Whether `name` runs.
@@ -165,7 +175,7 @@ mod tests {
         AdmissionFlags {
             enable_admission_plugins: enable.iter().map(|s| (*s).to_string()).collect(),
             disable_admission_plugins: disable.iter().map(|s| (*s).to_string()).collect(),
-            admission_control_config_file: None,
+            ..AdmissionFlags::default()
         }
     }
 
@@ -175,6 +185,7 @@ mod tests {
             Enabled::default().names(),
             [
                 NAMESPACE_LIFECYCLE,
+                DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
                 "CertificateSubjectRestriction",
@@ -195,6 +206,7 @@ mod tests {
             enabled.names(),
             [
                 NAMESPACE_LIFECYCLE,
+                DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
                 "CertificateSubjectRestriction",
