@@ -157,11 +157,7 @@ impl Writer {
             return self.untyped(p, code, value, warnings);
         }
         match protobuf::value(kind, value) {
-            Ok(bytes) => {
-                let mut resp = self.bytes(code, bytes);
-                add_warnings(&mut resp, warnings);
-                resp
-            }
+            Ok(bytes) => self.bytes_warned(code, bytes, warnings),
             Err(e) => match self.fallback(&e) {
                 Ok(w) => w.object(code, value, warnings),
                 Err(e) => self.error(&e),
@@ -183,13 +179,15 @@ impl Writer {
             return self.object(code, value, warnings);
         };
         match schema::encode_object(message, value) {
-            Ok(bytes) => {
-                let mut resp = self.bytes(code, bytes);
-                add_warnings(&mut resp, warnings);
-                resp
-            }
+            Ok(bytes) => self.bytes_warned(code, bytes, warnings),
             Err(_) => self.untyped(p, code, value, warnings),
         }
+    }
+
+    fn bytes_warned(&self, code: u16, bytes: Vec<u8>, warnings: &[String]) -> Response<Body> {
+        let mut resp = self.bytes(code, bytes);
+        add_warnings(&mut resp, warnings);
+        resp
     }
 
     /// A stored object in protobuf; `Err` (not acceptable) when protobuf
