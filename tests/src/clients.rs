@@ -21,11 +21,19 @@ pub fn python() -> Option<PathBuf> {
     ok.then_some(candidate)
 }
 
+/// A kubectl command with `s`'s own discovery cache (`Server::kubectl_cache`).
+#[must_use]
+pub fn kubectl_command(s: &Server) -> Command {
+    let mut cmd = Command::new("kubectl");
+    cmd.arg("--cache-dir").arg(s.kubectl_cache());
+    cmd
+}
+
 /// Runs kubectl against `s`'s plain-HTTP port; returns success and stdout
 /// followed by stderr.
 #[must_use]
 pub fn kubectl(s: &Server, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-    let mut cmd = Command::new("kubectl");
+    let mut cmd = kubectl_command(s);
     cmd.arg("--server")
         .arg(s.url())
         .args(args)
@@ -40,8 +48,13 @@ pub fn kubectl_with_kubeconfig(
     args: &[&str],
     stdin: Option<&str>,
 ) -> (bool, String) {
+    // A kubeconfig stands for one server: the cache goes beside it.
     let mut cmd = Command::new("kubectl");
-    cmd.arg("--kubeconfig").arg(kubeconfig).args(args);
+    cmd.arg("--cache-dir")
+        .arg(kubeconfig.with_extension("kubectl-cache"))
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args);
     run_kubectl(cmd, stdin)
 }
 

@@ -78,9 +78,19 @@ pub struct Server {
     /// The server's own etcd under `CAIRN_STORAGE=etcd` (data beside
     /// `data_dir`, so a restart on the same data finds its objects).
     pub etcd: Option<etcd::Etcd>,
+    /// kubectl's discovery cache for this server process: kubectl keys its
+    /// cache by host and port, and test servers reuse ports, so a shared
+    /// cache would send kubectl to an earlier server's group versions.
+    kubectl_cache: tempfile::TempDir,
 }
 
 impl Server {
+    /// kubectl's `--cache-dir` for this server process.
+    #[must_use]
+    pub fn kubectl_cache(&self) -> &Path {
+        self.kubectl_cache.path()
+    }
+
     /// A server on a fresh data directory, on the plain-HTTP port only
     /// (every request is system:admin), serving the spec's `svc.io` domain
     /// unless `extra_args` names another.
@@ -191,6 +201,7 @@ impl Server {
             _dir: None,
             log,
             etcd,
+            kubectl_cache: tempfile::tempdir().map_err(|e| e.to_string())?,
         };
         server.wait_ready()?;
         Ok(server)

@@ -7,7 +7,6 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -197,7 +196,8 @@ fn a_jwt_of_the_configured_issuer_authenticates_over_tls() {
         );
     }
     if kubectl_present() {
-        let out = Command::new("kubectl")
+        let mut kubectl = cairn_tests::clients::kubectl_command(&s);
+        let out = kubectl
             .args([
                 "--server",
                 &s.https_url(),

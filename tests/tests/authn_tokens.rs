@@ -75,7 +75,8 @@ fn call(
 
 /// kubectl against the HTTPS port with the cluster CA and a token.
 fn kubectl(s: &Server, ca: &Path, token: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new("kubectl")
+    let mut kubectl = cairn_tests::clients::kubectl_command(s);
+    let out = kubectl
         .arg("--server")
         .arg(s.https_url())
         .arg("--certificate-authority")

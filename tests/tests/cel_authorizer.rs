@@ -5,7 +5,7 @@
 //! rule misusing the library is refused when the CRD is created.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use cairn_tests::{Server, TlsClient, kubectl_present, wait_until};
 use serde_json::{Value, json};
@@ -79,7 +79,8 @@ impl Cluster {
     fn kubectl_create(&self, token: &str, object: &Value) -> (bool, String) {
         let ca = self.dir.path().join("ca.crt");
         std::fs::write(&ca, self.server.ca_pem()).expect("ca file");
-        let mut child = Command::new("kubectl")
+        let mut kubectl = cairn_tests::clients::kubectl_command(&self.server);
+        let mut child = kubectl
             .arg("--server")
             .arg(self.server.https_url())
             .arg("--certificate-authority")

@@ -3,7 +3,7 @@
 //! behind the `CBORServingAndStorage` gate; kubectl's table output end to end.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -745,7 +745,8 @@ fn kubectl_prints_server_tables() {
     );
 
     // get -w: the listed table, then a change as a new row.
-    let mut watcher = Command::new("kubectl")
+    let mut kubectl = cairn_tests::clients::kubectl_command(&s);
+    let mut watcher = kubectl
         .args(["--server", &s.url(), "get", "configmaps", "-n", "kt", "-w"])
         .env("KUBECONFIG", "/dev/null")
         .stdout(Stdio::piped())

@@ -10,7 +10,6 @@ mod impersonation;
 mod reviews;
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use cairn_tests::{Server, TlsClient, wait_until};
 use serde_json::{Value, json};
@@ -72,7 +71,8 @@ impl Cluster {
 
     /// kubectl on the HTTPS port with a token.
     pub(crate) fn kubectl(&self, token: &str, args: &[&str]) -> (i32, String, String) {
-        let out = Command::new("kubectl")
+        let mut kubectl = cairn_tests::clients::kubectl_command(&self.server);
+        let out = kubectl
             .arg("--server")
             .arg(self.server.https_url())
             .arg("--certificate-authority")
