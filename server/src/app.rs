@@ -17,7 +17,7 @@ use crate::metrics::metered::MeteredStorage;
 use crate::metrics::operations::OperationsCollector;
 use crate::request::admission::certificates::{
     CERTIFICATE_APPROVAL, CERTIFICATE_SIGNING, CERTIFICATE_SUBJECT_RESTRICTION,
-    CertificateAdmission,
+    CLUSTER_TRUST_BUNDLE_ATTEST, CertificateAdmission,
 };
 use crate::request::admission::configuration::AdmissionSettings;
 use crate::request::admission::webhook::Webhooks;
@@ -145,6 +145,7 @@ pub fn admission_chain(
                 CertificateAdmission::approval as fn(_) -> _,
             ),
             (CERTIFICATE_SIGNING, CertificateAdmission::signing),
+            (CLUSTER_TRUST_BUNDLE_ATTEST, CertificateAdmission::attest),
             (
                 CERTIFICATE_SUBJECT_RESTRICTION,
                 CertificateAdmission::subject_restriction,

@@ -56,9 +56,15 @@ pub const ALL_BETA: &str = "AllBeta";
 pub const KNOWN: &[Gate] = &[
     gate("AllowUnsafeMalformedObjectDeletion", Stage::Alpha, false),
     gate("CBORServingAndStorage", Stage::Alpha, false),
+    // certificates/v1alpha1 ClusterTrustBundle storage (and its admission).
+    gate("ClusterTrustBundle", Stage::Alpha, false),
     // cairn's own: list and watch one shard of a collection.
     gate("ShardedListAndWatch", Stage::Alpha, false),
     gate("APIResponseCompression", Stage::Beta, true),
+    // Known so they may be named; their kinds are served by --runtime-config
+    // alone, as in Kubernetes 1.32.
+    gate("MultiCIDRServiceAllocator", Stage::Beta, false),
+    gate("VolumeAttributesClass", Stage::Beta, false),
     gate("AnonymousAuthConfigurableEndpoints", Stage::Beta, true),
     gate("StructuredAuthenticationConfiguration", Stage::Beta, true),
     gate("WatchList", Stage::Beta, true),

@@ -2,10 +2,13 @@
 //! node and further core kinds through real clients: kubectl's create,
 //! apply, get (tables, `get all`), autoscale and explain; eviction against
 //! a PodDisruptionBudget; the system priority classes; the Python client's
-//! NetworkingV1Api, PolicyV1Api and AutoscalingV2Api.
+//! NetworkingV1Api, PolicyV1Api and AutoscalingV2Api; the alpha and beta
+//! kinds turned on.
 
 mod hpa_versions;
 mod manifest;
+mod prerelease;
+mod prerelease_protobuf;
 
 use cairn_tests::{Server, kubectl, kubectl_present, run_python_script, wait_until};
 use serde_json::{Value, json};

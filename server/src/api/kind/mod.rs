@@ -60,6 +60,9 @@ pub struct KindSpec {
     pub ttl: Option<Duration>,
     /// DELETE answers with the deleted object (otherwise a Success Status).
     pub return_deleted_object: bool,
+    /// PUT may leave out `metadata.resourceVersion` (custom resources and
+    /// ClusterTrustBundles may not).
+    pub unconditional_update: bool,
     /// Columns of the Table representation.
     pub columns: Vec<Column>,
     pub subresources: Subresources,
@@ -117,6 +120,7 @@ impl KindSpec {
             allow_create_on_update: false,
             ttl: None,
             return_deleted_object: false,
+            unconditional_update: true,
             columns: Column::defaults(),
             subresources: Subresources::default(),
             storage: StorageBinding {

@@ -16,6 +16,9 @@ pub enum NameRule {
     /// Any path segment: not `.` or `..`, no `/` or `%` (RBAC's names,
     /// such as `system:discovery`).
     PathSegment,
+    /// None here: the kind's own checks judge the name (an IPAddress is
+    /// named by its address, a ClusterTrustBundle by its signer).
+    Own,
 }
 
 /// What a DELETE does to an object with no finalizers pending.

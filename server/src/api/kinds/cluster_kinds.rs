@@ -6,71 +6,16 @@
 
 use std::sync::Arc;
 
+use super::builtin_entry::{Entry, plain, register, status_of, with_status};
 use super::cluster_rules as rules;
 use super::generated::resource;
 use super::kind_rules::KindRules;
 use super::{
     autoscaler_table, autoscaling_v1, core_rules, core_table, storage_table, volume_table,
 };
-use crate::api::kind::{Column, KindSpec, ScalePaths, StorageBinding, Strategy, Subresources};
+use crate::api::kind::{Column, KindSpec, ScalePaths, StorageBinding, Subresources};
 use crate::api::registry::Registry;
-use crate::api::schema::Schema;
 use crate::config::Config;
-
-/// One kind's data beyond its names.
-struct Entry {
-    group: String,
-    kind: &'static str,
-    resource: &'static str,
-    namespaced: bool,
-    short_names: &'static [&'static str],
-    all: bool,
-    strategy: KindRules,
-    subresources: Subresources,
-    columns: Vec<Column>,
-    fields: &'static [&'static str],
-}
-
-fn definition(e: &Entry) -> String {
-    let package = match e.group.split('.').next().unwrap_or_default() {
-        "" => "core",
-        first => first,
-    };
-    let version = if e.group == "autoscaling" { "v2" } else { "v1" };
-    format!("io.k8s.api.{package}.{version}.{}", e.kind)
-}
-
-fn plain(
-    group: &str,
-    kind: &'static str,
-    resource: &'static str,
-    namespaced: bool,
-    columns: Vec<Column>,
-) -> Entry {
-    Entry {
-        group: group.to_owned(),
-        kind,
-        resource,
-        namespaced,
-        short_names: &[],
-        all: false,
-        strategy: KindRules::default(),
-        subresources: Subresources::default(),
-        columns,
-        fields: &[],
-    }
-}
-
-fn with_status() -> Subresources {
-    Subresources {
-        status: true,
-        ..Subresources::default()
-    }
-}
-
-fn status_of(schema: &Schema) -> Option<Schema> {
-    Some(schema.property("status").cloned().unwrap_or_default())
-}
 
 fn core_entries() -> Vec<Entry> {
     vec![
@@ -164,6 +109,7 @@ fn core_entries() -> Vec<Entry> {
             core_table::pod_template_columns(),
         ),
         Entry {
+            version: "v2",
             short_names: &["hpa"],
             all: true,
             strategy: KindRules {
@@ -304,30 +250,11 @@ fn cluster_entries(domain: &str) -> Vec<Entry> {
 
 /// Registers the kinds this file lists.
 pub fn add_cluster_kinds(r: &Registry, config: &Config) {
-    for mut e in core_entries()
+    let entries = core_entries()
         .into_iter()
         .chain(cluster_entries(&config.api_domain))
-    {
-        let schema = resource(&definition(&e));
-        if e.subresources.status {
-            e.strategy.fresh_status = status_of(&schema);
-        }
-        let version = if e.group == "autoscaling" { "v2" } else { "v1" };
-        let strategy: Arc<dyn Strategy> = Arc::new(e.strategy);
-        r.add(KindSpec {
-            short_names: e.short_names.iter().map(|s| (*s).to_owned()).collect(),
-            categories: if e.all {
-                vec!["all".into()]
-            } else {
-                Vec::new()
-            },
-            strategy,
-            selectable_fields: e.fields.iter().map(|s| (*s).to_owned()).collect(),
-            subresources: e.subresources,
-            columns: e.columns,
-            ..KindSpec::new(&e.group, version, e.kind, e.resource, e.namespaced, schema)
-        });
-    }
+        .collect();
+    register(r, config, entries);
     add_autoscaling_v1(r);
 }
 
@@ -366,11 +293,12 @@ fn add_autoscaling_v1(r: &Registry) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::kinds::builtin_entry::definition;
 
     #[test]
     fn every_entry_names_a_generated_definition() {
         for e in core_entries().into_iter().chain(cluster_entries("k8s.io")) {
-            let schema = resource(&definition(&e));
+            let schema = resource(&definition(&e, e.version));
             assert!(schema.property("metadata").is_some(), "{}", e.kind);
         }
     }

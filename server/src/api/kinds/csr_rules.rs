@@ -129,6 +129,11 @@ fn signer_name(name: &str, out: &mut Vec<Cause>) {
         ));
         return;
     }
+    signer_shape(name, out);
+}
+
+/// A signer name's form, `<domain>/<path>` (`spec.signerName`).
+pub(super) fn signer_shape(name: &str, out: &mut Vec<Cause>) {
     let qualified = name.split_once('/').is_some_and(|(domain, path)| {
         is_subdomain(domain) && !path.is_empty() && path.len() <= 571
     });

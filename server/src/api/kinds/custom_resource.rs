@@ -277,6 +277,8 @@ pub fn kinds_for_crd(crd: &Value) -> Result<Vec<KindSpec>, String> {
         }
         spec.tracks_generation = true;
         spec.origin = Origin::Crd(crd_name.clone());
+        // Custom resources have no unconditional updates, as in Kubernetes.
+        spec.unconditional_update = false;
         kinds.push(spec);
     }
     kinds.sort_by_key(|k| Reverse(version_priority(&k.version)));

@@ -8,13 +8,20 @@ use crate::api::kind::Column;
 
 /// A StorageClass's name, marked `(default)` as kubectl marks it.
 fn class_name(obj: &Value) -> Value {
+    name_marked_default(
+        obj,
+        &[
+            "storageclass.kubernetes.io/is-default-class",
+            "storageclass.beta.kubernetes.io/is-default-class",
+        ],
+    )
+}
+
+/// The object's name, with ` (default)` when one of `annotations` is `"true"`.
+#[must_use]
+pub fn name_marked_default(obj: &Value, annotations: &[&str]) -> Value {
     let name = str_at(obj, "/metadata/name");
-    let default = [
-        "storageclass.kubernetes.io/is-default-class",
-        "storageclass.beta.kubernetes.io/is-default-class",
-    ]
-    .iter()
-    .any(|a| {
+    let default = annotations.iter().any(|a| {
         obj.pointer("/metadata/annotations")
             .and_then(|m| m.get(*a))
             .and_then(Value::as_str)

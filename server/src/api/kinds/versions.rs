@@ -20,14 +20,23 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("authorization", "v1"),
     ("flowcontrol.apiserver", "v1"),
     ("networking", "v1"),
+    ("networking", "v1beta1"),
     ("discovery", "v1"),
     ("storage", "v1"),
+    ("storage", "v1beta1"),
+    ("storage", "v1alpha1"),
     ("scheduling", "v1"),
     ("node", "v1"),
     ("admissionregistration", "v1"),
     ("apiregistration", "v1"),
     ("certificates", "v1"),
+    ("certificates", "v1alpha1"),
 ];
+
+/// Versions Kubernetes 1.32 still registers but serves nothing in: a
+/// `--runtime-config` key may name them, and turning them on adds nothing.
+const WITHOUT_RESOURCES: &[(&str, &str)] =
+    &[("networking", "v1alpha1"), ("certificates", "v1beta1")];
 
 /// Built-in groups whose names carry no API domain (Kubernetes' `apps`,
 /// `batch`), with their versions.
@@ -42,14 +51,17 @@ const WITHOUT_DOMAIN: &[(&str, &str)] = &[
 /// The built-in group versions under `api_domain`.
 #[must_use]
 pub fn group_versions(api_domain: &str) -> Vec<(String, String)> {
-    let suffixed = BUILT_IN.iter().map(|(prefix, version)| {
-        let group = if prefix.is_empty() {
-            String::new()
-        } else {
-            format!("{prefix}.{api_domain}")
-        };
-        (group, (*version).to_string())
-    });
+    let suffixed = BUILT_IN
+        .iter()
+        .chain(WITHOUT_RESOURCES)
+        .map(|(prefix, version)| {
+            let group = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix}.{api_domain}")
+            };
+            (group, (*version).to_string())
+        });
     let plain = WITHOUT_DOMAIN
         .iter()
         .map(|(group, version)| ((*group).to_string(), (*version).to_string()));
@@ -99,7 +111,13 @@ mod tests {
     }
 
     fn every_kind(runtime_config: &str) -> Registry {
-        let flags = Flags::parse_from(["cairn-apiserver", "--runtime-config", runtime_config]);
+        let flags = Flags::parse_from([
+            "cairn-apiserver",
+            "--runtime-config",
+            runtime_config,
+            "--feature-gates",
+            "ClusterTrustBundle=true",
+        ]);
         let config = Config::from(flags);
         let r = builtin(&config);
         let echo = || Arc::new(Echo) as Arc<dyn Answerer>;
@@ -126,7 +144,14 @@ mod tests {
 
     #[test]
     fn the_table_names_every_built_in_group_version() {
-        let table: BTreeSet<_> = group_versions("k8s.io").into_iter().collect();
+        let empty: Vec<_> = WITHOUT_RESOURCES
+            .iter()
+            .map(|(prefix, version)| (format!("{prefix}.k8s.io"), (*version).to_string()))
+            .collect();
+        let table: BTreeSet<_> = group_versions("k8s.io")
+            .into_iter()
+            .filter(|gv| !empty.contains(gv))
+            .collect();
         assert_eq!(served(&every_kind("api/all=true")), table);
     }
 

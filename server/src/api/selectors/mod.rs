@@ -27,4 +27,5 @@ mod tests;
 
 pub use field::{FieldSelector, FieldTerm};
 pub use label::{LabelSelector, Labels, Operator, Requirement};
+pub use names::qualified_name_errors;
 pub use shard::{ShardSelector, fnv1a64};

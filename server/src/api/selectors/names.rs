@@ -66,7 +66,7 @@ fn subdomain_errors(value: &str) -> Vec<String> {
 
 /// Problems with a label key: an optional DNS-subdomain prefix and `/`, then
 /// a name of at most 63 characters. Empty when the key is valid.
-pub(super) fn qualified_name_errors(value: &str) -> Vec<String> {
+pub fn qualified_name_errors(value: &str) -> Vec<String> {
     let mut errs = Vec::new();
     let parts: Vec<&str> = value.split('/').collect();
     let name = match parts[..] {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::api::decode::Decoded;
 use crate::api::error::{ApiError, Cause};
-use crate::api::kind::{KindSpec, Origin};
+use crate::api::kind::KindSpec;
 use crate::api::store::{Store, Subresource, WriteOptions, no_op, ownership, storage_error};
 use crate::api::{keys, meta, object};
 use crate::request::admission::{Attributes, Pins};
@@ -30,8 +30,7 @@ impl Store {
         object::name_from_url(&mut obj, name)?;
         Store::place_in_namespace(kind, ns, &mut obj)?;
         let precondition = super::parse_rv(object::meta_str(&obj, "resourceVersion"))?;
-        // Custom resources have no unconditional updates, as in Kubernetes.
-        if precondition.is_none() && kind.origin != Origin::BuiltIn {
+        if precondition.is_none() && !kind.unconditional_update {
             return Err(kind.invalid(
                 name,
                 vec![Cause::new(

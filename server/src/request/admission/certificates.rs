@@ -1,8 +1,9 @@
 //! kube-apiserver's certificate admission plugins: CertificateApproval
 //! (an `/approval` write needs `approve` on the request's signer),
-//! CertificateSigning (issuing `status.certificate` needs `sign` on it)
-//! and CertificateSubjectRestriction (no `system:masters` certificates
-//! through the `kubernetes.io/kube-apiserver-client` signer). Signers are
+//! CertificateSigning (issuing `status.certificate` needs `sign` on it),
+//! ClusterTrustBundleAttest (a trust bundle naming a signer needs `attest`
+//! on it) and CertificateSubjectRestriction (no `system:masters`
+//! certificates through the `kubernetes.io/kube-apiserver-client` signer). Signers are
 //! authorized as resource `signers` in group `certificates.{domain}`, by
 //! their name or by `<signer domain>/*`.
 
@@ -21,6 +22,7 @@ use crate::util::maybe_async::MaybeAsync;
 pub const CERTIFICATE_APPROVAL: &str = "CertificateApproval";
 pub const CERTIFICATE_SIGNING: &str = "CertificateSigning";
 pub const CERTIFICATE_SUBJECT_RESTRICTION: &str = "CertificateSubjectRestriction";
+pub const CLUSTER_TRUST_BUNDLE_ATTEST: &str = "ClusterTrustBundleAttest";
 
 /// The signer whose certificates authenticate to the API server.
 pub const KUBE_APISERVER_CLIENT: &str = "kubernetes.io/kube-apiserver-client";
@@ -32,6 +34,7 @@ const MASTERS: &str = "system:masters";
 enum Check {
     Approval,
     Signing,
+    Attest,
     SubjectRestriction,
 }
 
@@ -53,6 +56,14 @@ impl CertificateAdmission {
     pub fn signing(authorizers: Arc<Authorizers>) -> CertificateAdmission {
         CertificateAdmission {
             check: Check::Signing,
+            authorizers,
+        }
+    }
+
+    #[must_use]
+    pub fn attest(authorizers: Arc<Authorizers>) -> CertificateAdmission {
+        CertificateAdmission {
+            check: Check::Attest,
             authorizers,
         }
     }
@@ -100,15 +111,18 @@ impl CertificateAdmission {
         let verb = match self.check {
             Check::Approval => "approve",
             Check::Signing => "sign",
+            Check::Attest => "attest",
             Check::SubjectRestriction => return Self::restrict_subject(attrs, object, signer),
         };
         if self.may(attrs, verb, signer).await {
             return Ok(());
         }
-        Err(Self::refuse(
-            attrs,
-            format!("user not permitted to {verb} requests with signerName {signer:?}"),
-        ))
+        let reason = if self.check == Check::Attest {
+            format!("user not permitted to attest for signerName {signer:?}")
+        } else {
+            format!("user not permitted to {verb} requests with signerName {signer:?}")
+        };
+        Err(Self::refuse(attrs, reason))
     }
 
     fn restrict_subject(
@@ -141,21 +155,29 @@ impl CertificateAdmission {
 
     /// Whether this write is one the plugin looks at.
     fn applies(&self, attrs: &Attributes<'_>, object: &Value) -> bool {
-        if attrs.kind.resource != "certificatesigningrequests"
-            || !attrs.kind.group.starts_with("certificates.")
-        {
+        if !attrs.kind.group.starts_with("certificates.") {
             return false;
         }
+        let requests = attrs.kind.resource == "certificatesigningrequests";
         match self.check {
-            Check::Approval => attrs.subresource == Some("approval"),
+            Check::Approval => requests && attrs.subresource == Some("approval"),
             Check::Signing => {
-                attrs.subresource == Some("status")
+                requests
+                    && attrs.subresource == Some("status")
                     && attrs
                         .old_object
                         .map(|old| str_at(old, "/status/certificate"))
                         != Some(str_at(object, "/status/certificate"))
             }
-            Check::SubjectRestriction => attrs.operation == Operation::Create,
+            Check::SubjectRestriction => requests && attrs.operation == Operation::Create,
+            // A bundle without a signer needs no attestation; nor does an
+            // update that leaves the bundle as it was (storage migration).
+            Check::Attest => {
+                attrs.kind.resource == "clustertrustbundles"
+                    && attrs.subresource.is_none()
+                    && !str_at(object, "/spec/signerName").is_empty()
+                    && attrs.old_object.map(|old| old.get("spec")) != Some(object.get("spec"))
+            }
         }
     }
 }
@@ -178,6 +200,7 @@ impl ValidatingAdmission for CertificateAdmission {
         match self.check {
             Check::Approval => CERTIFICATE_APPROVAL,
             Check::Signing => CERTIFICATE_SIGNING,
+            Check::Attest => CLUSTER_TRUST_BUNDLE_ATTEST,
             Check::SubjectRestriction => CERTIFICATE_SUBJECT_RESTRICTION,
         }
     }
@@ -186,6 +209,7 @@ impl ValidatingAdmission for CertificateAdmission {
         match self.check {
             Check::SubjectRestriction => operation == Operation::Create,
             Check::Approval | Check::Signing => operation == Operation::Update,
+            Check::Attest => matches!(operation, Operation::Create | Operation::Update),
         }
     }
 

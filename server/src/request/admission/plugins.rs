@@ -83,6 +83,7 @@ pub const IMPLEMENTED: &[&str] = &[
     DEFAULT_TOLERATION_SECONDS,
     "CertificateApproval",
     "CertificateSigning",
+    "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
     MUTATING_WEBHOOK,
     VALIDATING_WEBHOOK,
@@ -188,6 +189,7 @@ mod tests {
                 DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
+                "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
                 MUTATING_WEBHOOK,
                 VALIDATING_WEBHOOK
@@ -209,6 +211,7 @@ mod tests {
                 DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
+                "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
                 VALIDATING_WEBHOOK
             ]

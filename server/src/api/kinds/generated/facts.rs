@@ -3,6 +3,7 @@
 
 use super::{
     list_facts, list_facts_more, proto_numbers, proto_numbers_aggregator, proto_numbers_more,
+    proto_numbers_prerelease,
 };
 use crate::api::schema::Schema;
 
@@ -11,7 +12,8 @@ use crate::api::schema::Schema;
 pub fn apply(name: &str, schema: &mut Schema) {
     let mut messages = proto_numbers::MESSAGES
         .iter()
-        .chain(proto_numbers_more::MESSAGES);
+        .chain(proto_numbers_more::MESSAGES)
+        .chain(proto_numbers_prerelease::MESSAGES);
     let numbers = messages
         .find(|(message, _)| *message == name)
         .map(|(_, n)| *n)
@@ -28,7 +30,10 @@ pub fn apply(name: &str, schema: &mut Schema) {
     {
         mark(node, facts);
     }
-    let fields = list_facts::FIELDS.iter().chain(list_facts_more::FIELDS);
+    let fields = list_facts::FIELDS
+        .iter()
+        .chain(list_facts_more::FIELDS)
+        .chain(proto_numbers_prerelease::FIELDS);
     for (_, field, facts) in fields.filter(|(definition, ..)| *definition == name) {
         if let Some(node) = property_mut(schema, field) {
             mark(node, facts);

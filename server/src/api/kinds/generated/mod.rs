@@ -11,6 +11,7 @@ mod overrides;
 mod proto_numbers;
 mod proto_numbers_aggregator;
 mod proto_numbers_more;
+mod proto_numbers_prerelease;
 mod roots;
 
 use std::sync::OnceLock;

@@ -51,6 +51,11 @@ pub fn definitions() -> Map<String, Value> {
     add::<scheduling::v1::PriorityClass>(&mut generator);
     add::<node::v1::RuntimeClass>(&mut generator);
     add::<certificates::v1::CertificateSigningRequest>(&mut generator);
+    add::<networking::v1beta1::IPAddress>(&mut generator);
+    add::<networking::v1beta1::ServiceCIDR>(&mut generator);
+    add::<storage::v1beta1::VolumeAttributesClass>(&mut generator);
+    add::<storage::v1alpha1::VolumeAttributesClass>(&mut generator);
+    add::<certificates::v1alpha1::ClusterTrustBundle>(&mut generator);
     add::<k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService>(&mut generator);
     generator.take_definitions(false)
 }

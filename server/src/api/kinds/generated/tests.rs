@@ -32,6 +32,11 @@ const ROOTS: &[&str] = &[
     "io.k8s.api.storage.v1.CSIStorageCapacity",
     "io.k8s.api.scheduling.v1.PriorityClass",
     "io.k8s.api.node.v1.RuntimeClass",
+    "io.k8s.api.networking.v1beta1.IPAddress",
+    "io.k8s.api.networking.v1beta1.ServiceCIDR",
+    "io.k8s.api.storage.v1beta1.VolumeAttributesClass",
+    "io.k8s.api.storage.v1alpha1.VolumeAttributesClass",
+    "io.k8s.api.certificates.v1alpha1.ClusterTrustBundle",
 ];
 
 fn at<'a>(schema: &'a Schema, path: &[&str]) -> &'a Schema {
