@@ -113,6 +113,12 @@ fn kubectl_creates_scales_and_pauses_a_deployment() {
         "each spec change counts"
     );
     ok(&s, &["rollout", "resume", "deployment/web"], None);
+    let resumed = json_of(&s, &["get", "deploy", "web"]);
+    assert!(
+        resumed["spec"].get("paused").is_none_or(|p| p == false),
+        "{resumed}"
+    );
+    assert_eq!(resumed["metadata"]["generation"], 4);
     let table = ok(&s, &["get", "deployments", "-o", "wide"], None);
     let header: Vec<&str> = table
         .lines()

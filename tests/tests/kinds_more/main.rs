@@ -92,24 +92,41 @@ fn kubectl_applies_a_manifest_of_every_new_kind() {
     assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
     let sc = ok(&s, &["get", "sc"], None);
     assert!(sc.contains("fast (default)"), "{sc}");
-    for short in [
-        "ep",
-        "pvc",
-        "rc",
-        "quota",
-        "limits",
-        "pc",
-        "netpol",
-        "ingressclass",
-        "endpointslices",
-        "csidrivers",
-        "csinodes",
-        "volumeattachments",
-        "csistoragecapacities",
-        "runtimeclasses",
-        "podtemplates",
+    // Every kind's table as kubectl prints it (kube's 1.32 columns).
+    for (short, columns) in [
+        ("ep", "NAME ENDPOINTS AGE"),
+        (
+            "pvc",
+            "NAME STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS VOLUMEATTRIBUTESCLASS AGE",
+        ),
+        ("rc", "NAME DESIRED CURRENT READY AGE"),
+        ("quota", "NAME AGE REQUEST LIMIT"),
+        ("limits", "NAME CREATED AT"),
+        ("pc", "NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY"),
+        ("netpol", "NAME POD-SELECTOR AGE"),
+        ("ingressclass", "NAME CONTROLLER PARAMETERS AGE"),
+        ("endpointslices", "NAME ADDRESSTYPE PORTS ENDPOINTS AGE"),
+        (
+            "csidrivers",
+            "NAME ATTACHREQUIRED PODINFOONMOUNT STORAGECAPACITY TOKENREQUESTS REQUIRESREPUBLISH MODES AGE",
+        ),
+        ("csinodes", "NAME DRIVERS AGE"),
+        ("volumeattachments", "NAME ATTACHER PV NODE ATTACHED AGE"),
+        ("csistoragecapacities", "NAME STORAGECLASSNAME CAPACITY"),
+        ("runtimeclasses", "NAME HANDLER AGE"),
+        ("podtemplates", "NAME CONTAINERS IMAGES POD LABELS"),
+        (
+            "pv",
+            "NAME CAPACITY ACCESS MODES RECLAIM POLICY STATUS CLAIM STORAGECLASS VOLUMEATTRIBUTESCLASS REASON AGE",
+        ),
+        ("hpa", "NAME REFERENCE TARGETS MINPODS MAXPODS REPLICAS AGE"),
+        (
+            "sc",
+            "NAME PROVISIONER RECLAIMPOLICY VOLUMEBINDINGMODE ALLOWVOLUMEEXPANSION AGE",
+        ),
     ] {
-        ok(&s, &["get", short], None);
+        let table = ok(&s, &["get", short], None);
+        assert_eq!(header(&table).join(" "), columns, "{short}: {table}");
     }
     // The manifest again: nothing to change. kubectl still patches two, as
     // against kube-apiserver: a PDB's selector is `patchStrategy=replace`

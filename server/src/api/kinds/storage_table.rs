@@ -257,7 +257,6 @@ pub fn storage_capacity_columns() -> Vec<Column> {
             capacity,
             "Capacity is the value reported by the CSI driver in its GetCapacityResponse.",
         ),
-        Column::age(),
     ]
 }
 
