@@ -111,7 +111,7 @@ fn the_default_configuration_is_there_with_its_annotation() {
             .map(str::to_string)
             .collect()
     };
-    assert_eq!(row("exempt")[1..4], ["exempt", "1", "*"]);
+    assert_eq!(row("exempt")[1..4], ["exempt", "1", "<none>"]);
     assert_eq!(row("catch-all")[1..4], ["catch-all", "10000", "ByUser"]);
     let (ok, out) = kubectl(&server, &["get", "prioritylevelconfigurations"], None);
     assert!(ok, "{out}");

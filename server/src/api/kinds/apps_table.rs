@@ -113,13 +113,19 @@ pub fn deployment_columns() -> Vec<Column> {
             ready_of_desired,
             "Number of the pod with ready state",
         ),
-        int(
+        // kube types these integer cells `string`.
+        Column::computed(
             "Up-to-date",
+            "string",
+            0,
             updated_replicas,
             "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
         ),
-        int(
+        // kube types these integer cells `string`.
+        Column::computed(
             "Available",
+            "string",
+            0,
             available_replicas,
             "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
         ),
@@ -229,8 +235,11 @@ pub fn controller_revision_columns() -> Vec<Column> {
             controller,
             "Controller of the object",
         ),
-        int(
+        // kube types these integer cells `string`.
+        Column::computed(
             "Revision",
+            "string",
+            0,
             revision,
             "Revision indicates the revision of the state represented by Data.",
         ),
@@ -262,5 +271,7 @@ mod tests {
             .collect();
         assert_eq!(names, ["Name", "Ready", "Up-to-date", "Available", "Age"]);
         assert_eq!(columns.iter().filter(|c| c.priority == 1).count(), 3);
+        // Integer cells, `string` columns, as kube's printer declares them.
+        assert!(columns.iter().all(|c| c.type_ == "string"));
     }
 }

@@ -127,14 +127,14 @@ pub fn autoscaler_columns() -> Vec<Column> {
         ),
         Column::computed(
             "MaxPods",
-            "integer",
+            "string",
             0,
             max_pods,
             "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.",
         ),
         Column::computed(
             "Replicas",
-            "integer",
+            "string",
             0,
             replicas,
             "currentReplicas is current number of replicas of pods managed by this autoscaler.",

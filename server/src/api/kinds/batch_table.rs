@@ -29,8 +29,6 @@ fn job_status(job: &Value) -> Value {
         "Suspended"
     } else if has_condition(job, "FailureTarget") {
         "FailureTarget"
-    } else if has_condition(job, "SuccessCriteriaMet") {
-        "SuccessCriteriaMet"
     } else {
         "Running"
     };

@@ -137,11 +137,11 @@ pub fn priority_level_schema() -> Schema {
     .describe("PriorityLevelConfiguration represents the configuration of a priority level.")
 }
 
-/// `*` when a FlowSchema distinguishes no flows, else the method.
+/// `<none>` when a FlowSchema distinguishes no flows, else the method.
 fn distinguisher_method(obj: &Value) -> Value {
     obj.pointer("/spec/distinguisherMethod/type")
         .cloned()
-        .unwrap_or_else(|| "*".into())
+        .unwrap_or_else(|| "<none>".into())
 }
 
 /// The status of the `Dangling` condition, `?` before one is written.

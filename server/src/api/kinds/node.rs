@@ -208,25 +208,25 @@ pub fn columns() -> Vec<Column> {
             node_table::external_ip,
             "List of external IPs for the node.",
         ),
-        Column::new(
+        Column::computed(
             "OS-Image",
             "string",
             1,
-            ".status.nodeInfo.osImage",
+            node_table::os_image,
             "OS Image reported by the node.",
         ),
-        Column::new(
+        Column::computed(
             "Kernel-Version",
             "string",
             1,
-            ".status.nodeInfo.kernelVersion",
+            node_table::kernel_version,
             "Kernel Version reported by the node.",
         ),
-        Column::new(
+        Column::computed(
             "Container-Runtime",
             "string",
             1,
-            ".status.nodeInfo.containerRuntimeVersion",
+            node_table::container_runtime,
             "Container Runtime Version reported by the node.",
         ),
     ]

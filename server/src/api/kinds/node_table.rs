@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::checks::{items_at, object_at, str_at};
 
-/// `Ready`, `NotReady` or `Unknown` from the Ready condition, plus
-/// `SchedulingDisabled` when cordoned.
+/// `Ready` or `NotReady` (any status but True) from the Ready condition,
+/// `Unknown` without one, plus `SchedulingDisabled` when cordoned.
 #[must_use]
 pub fn status(node: &Value) -> Value {
     let ready = items_at(node, "/status/conditions")
@@ -14,8 +14,7 @@ pub fn status(node: &Value) -> Value {
         .find(|c| str_at(c, "/type") == "Ready")
         .map(|c| match str_at(c, "/status") {
             "True" => "Ready",
-            "False" => "NotReady",
-            _ => "Unknown",
+            _ => "NotReady",
         })
         .unwrap_or("Unknown");
     let mut text = ready.to_owned();
@@ -69,6 +68,30 @@ pub fn external_ip(node: &Value) -> Value {
     first_address(node, "ExternalIP")
 }
 
+/// A `status.nodeInfo` field, `<unknown>` when the kubelet has not said.
+fn node_info(node: &Value, field: &str) -> Value {
+    let pointer = format!("/status/nodeInfo/{field}");
+    Value::from(match str_at(node, &pointer) {
+        "" => "<unknown>",
+        value => value,
+    })
+}
+
+#[must_use]
+pub fn os_image(node: &Value) -> Value {
+    node_info(node, "osImage")
+}
+
+#[must_use]
+pub fn kernel_version(node: &Value) -> Value {
+    node_info(node, "kernelVersion")
+}
+
+#[must_use]
+pub fn container_runtime(node: &Value) -> Value {
+    node_info(node, "containerRuntimeVersion")
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -83,7 +106,12 @@ mod tests {
             status(&json!({"status": {"conditions": [{"type": "Ready", "status": "False"}]}})),
             "NotReady"
         );
+        assert_eq!(
+            status(&json!({"status": {"conditions": [{"type": "Ready", "status": "Unknown"}]}})),
+            "NotReady"
+        );
         assert_eq!(status(&json!({})), "Unknown");
+        assert_eq!(os_image(&json!({})), "<unknown>");
         let cordoned = json!({"spec": {"unschedulable": true}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
         assert_eq!(status(&cordoned), "Ready,SchedulingDisabled");
     }

@@ -168,11 +168,11 @@ pub fn columns() -> Vec<Column> {
             ".spec.type",
             "The type of the service (ClusterIP, NodePort, LoadBalancer, ExternalName).",
         ),
-        Column::new(
+        Column::computed(
             "Cluster-IP",
             "string",
             0,
-            ".spec.clusterIP",
+            service_table::cluster_ip,
             "The IP address of the service inside the cluster.",
         ),
         Column::computed(

@@ -47,6 +47,15 @@ pub fn external_ip(svc: &Value) -> Value {
 }
 
 /// `80/TCP,443:30443/TCP`, or `<none>`.
+/// The first of `spec.clusterIPs`, `<none>` without one (ExternalName).
+#[must_use]
+pub fn cluster_ip(svc: &Value) -> Value {
+    items_at(svc, "/spec/clusterIPs")
+        .first()
+        .and_then(Value::as_str)
+        .map_or_else(|| Value::from("<none>"), Value::from)
+}
+
 #[must_use]
 pub fn ports(svc: &Value) -> Value {
     let parts: Vec<String> = items_at(svc, "/spec/ports")
@@ -93,6 +102,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_cluster_ip_is_the_first_of_the_list() {
+        let svc = json!({"spec": {"clusterIP": "10.0.0.1", "clusterIPs": ["10.0.0.1", "fd00::1"]}});
+        assert_eq!(cluster_ip(&svc), "10.0.0.1");
+        assert_eq!(
+            cluster_ip(&json!({"spec": {"type": "ExternalName"}})),
+            "<none>"
+        );
+    }
 
     #[test]
     fn external_addresses_depend_on_the_type() {

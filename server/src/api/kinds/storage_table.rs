@@ -201,13 +201,17 @@ pub fn csi_node_columns() -> Vec<Column> {
 pub fn volume_attachment_columns() -> Vec<Column> {
     vec![
         Column::name(),
-        Column::new(
-            "Attacher",
-            "string",
-            0,
-            ".spec.attacher",
-            "Attacher indicates the name of the volume driver that MUST handle this request.",
-        ),
+        // kube's printer formats this column as a name too.
+        Column {
+            format: "name".into(),
+            ..Column::new(
+                "Attacher",
+                "string",
+                0,
+                ".spec.attacher",
+                "Attacher indicates the name of the volume driver that MUST handle this request.",
+            )
+        },
         Column::new(
             "PV",
             "string",

@@ -39,6 +39,14 @@ fn claim_modes(obj: &Value) -> Value {
     modes(obj, "/status/accessModes")
 }
 
+/// The phase, or `Terminating` once deletion has begun.
+fn phase(obj: &Value) -> Value {
+    if obj.pointer("/metadata/deletionTimestamp").is_some() {
+        return Value::from("Terminating");
+    }
+    Value::from(str_at(obj, "/status/phase"))
+}
+
 fn claim_ref(obj: &Value) -> Value {
     let name = str_at(obj, "/spec/claimRef/name");
     Value::from(if name.is_empty() {
@@ -97,9 +105,9 @@ pub fn persistent_volume_columns() -> Vec<Column> {
             ".spec.persistentVolumeReclaimPolicy",
             "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim.",
         ),
-        text(
+        computed(
             "Status",
-            ".status.phase",
+            phase,
             "phase indicates if a volume is available, bound to a claim, or released by a claim.",
         ),
         computed(
@@ -137,9 +145,9 @@ pub fn persistent_volume_columns() -> Vec<Column> {
 pub fn persistent_volume_claim_columns() -> Vec<Column> {
     vec![
         Column::name(),
-        text(
+        computed(
             "Status",
-            ".status.phase",
+            phase,
             "phase represents the current phase of PersistentVolumeClaim.",
         ),
         text(
@@ -190,5 +198,8 @@ mod tests {
         assert_eq!(volume_modes(&pv), "RWO,ROX");
         assert_eq!(claim_ref(&pv), "d/c");
         assert_eq!(attributes_class(&pv), "<unset>");
+        assert_eq!(phase(&json!({"status": {"phase": "Bound"}})), "Bound");
+        let deleting = json!({"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"}, "status": {"phase": "Bound"}});
+        assert_eq!(phase(&deleting), "Terminating");
     }
 }
