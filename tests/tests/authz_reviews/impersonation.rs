@@ -130,3 +130,34 @@ fn impersonation_headers_over_https() {
         })
     );
 }
+
+/// kubectl's first request with nothing cached is aggregated discovery:
+/// refused impersonation answers it with kube's JSON Status. (kubectl
+/// itself then prints `Forbidden: unknown`, as against kube-apiserver:
+/// client-go's discovery reads no Status from an error.)
+#[test]
+fn refused_impersonation_answers_discovery_with_a_json_status() {
+    let c = start();
+    let client = cairn_tests::tls::TlsClient::new(&c.server.ca_pem(), None);
+    let aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    for path in ["/api?timeout=32s", "/apis?timeout=32s"] {
+        let headers = [
+            ("Authorization", "Bearer bob-token"),
+            ("Impersonate-User", "alice"),
+            ("Accept", aggregated),
+        ];
+        let r = c.server.https(&client, "GET", path, &headers, None);
+        assert_eq!(r.status, 403, "{}", r.text());
+        assert!(
+            r.headers
+                .iter()
+                .any(|(k, v)| k == "content-type" && v == "application/json"),
+            "{:?}",
+            r.headers
+        );
+        assert_eq!(
+            r.json()["message"],
+            r#"users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope"#
+        );
+    }
+}
