@@ -21,7 +21,13 @@ fn reference(obj: &Value) -> Value {
     ))
 }
 
-/// One metric as `current/target` (resources named: `cpu: 5%/80%`).
+fn quantity(v: &Value) -> String {
+    quantity_text(v, "").as_str().unwrap_or_default().to_owned()
+}
+
+/// One metric as kube's printer shows it: `current/target`, resources
+/// named (`cpu: 5%/80%`), average targets of objects and externals marked
+/// `(avg)`, a missing utilization target `<auto>`.
 fn metric(spec: &Value, status: Option<&Value>) -> String {
     let kind = str_at(spec, "/type");
     let field = match kind {
@@ -29,7 +35,8 @@ fn metric(spec: &Value, status: Option<&Value>) -> String {
         "ContainerResource" => "containerResource",
         "Pods" => "pods",
         "Object" => "object",
-        _ => "external",
+        "External" => "external",
+        _ => return "<unknown type>".to_owned(),
     };
     let target = spec
         .get(field)
@@ -38,36 +45,31 @@ fn metric(spec: &Value, status: Option<&Value>) -> String {
     let current = status
         .and_then(|s| s.get(field))
         .and_then(|s| s.get("current"));
-    let pair = match target.get("averageUtilization").and_then(Value::as_i64) {
-        Some(percent) => {
-            let now = current
-                .and_then(|c| c.get("averageUtilization"))
-                .and_then(Value::as_i64)
-                .map_or("<unknown>".into(), |p| format!("{p}%"));
-            format!("{now}/{percent}%")
-        }
-        None => {
-            let key = if target.get("averageValue").is_some() {
-                "averageValue"
-            } else {
-                "value"
-            };
-            let now = current
-                .and_then(|c| c.get(key))
-                .map_or("<unknown>".into(), |v| {
-                    quantity_text(v, "").as_str().unwrap_or_default().to_owned()
-                });
-            let goal = target.get(key).map_or(String::new(), |v| {
-                quantity_text(v, "").as_str().unwrap_or_default().to_owned()
-            });
-            format!("{now}/{goal}")
-        }
+    let now = |key: &str| {
+        current
+            .and_then(|c| c.get(key))
+            .map_or("<unknown>".to_owned(), quantity)
     };
+    let goal = |key: &str| target.get(key).map_or(String::new(), quantity);
+    let average = target.get("averageValue").is_some();
     match kind {
-        "Resource" | "ContainerResource" => {
-            format!("{}: {pair}", str_at(spec, &format!("/{field}/name")))
+        "Pods" => format!("{}/{}", now("averageValue"), goal("averageValue")),
+        "Object" | "External" if average => {
+            format!("{}/{} (avg)", now("averageValue"), goal("averageValue"))
         }
-        _ => pair,
+        "Object" | "External" => format!("{}/{}", now("value"), goal("value")),
+        _ => {
+            let name = str_at(spec, &format!("/{field}/name"));
+            if average {
+                return format!("{name}: {}/{}", now("averageValue"), goal("averageValue"));
+            }
+            let percent = |v: Option<&Value>| v.and_then(Value::as_i64).map(|p| format!("{p}%"));
+            let now = percent(current.and_then(|c| c.get("averageUtilization")))
+                .unwrap_or_else(|| "<unknown>".to_owned());
+            let goal =
+                percent(target.get("averageUtilization")).unwrap_or_else(|| "<auto>".to_owned());
+            format!("{name}: {now}/{goal}")
+        }
     }
 }
 
@@ -189,5 +191,9 @@ mod tests {
         let mut measured = hpa.clone();
         measured["status"] = json!({"currentMetrics": [{"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 12}}}]});
         assert_eq!(targets(&measured), "cpu: 12%/80%");
+        let kinds = json!({"spec": {"metrics": [
+            {"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "AverageValue", "averageValue": "30"}}},
+            {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization"}}}]}});
+        assert_eq!(targets(&kinds), "<unknown>/30 (avg), memory: <unknown>/<auto>");
     }
 }

@@ -17,29 +17,47 @@ fn computed(name: &str, cell: fn(&Value) -> Value, description: &str) -> Column 
 }
 
 /// Up to three entries, then how many more.
-fn first_three(list: &[String]) -> String {
+/// The first three of `list`, then ` + N more...`; `empty` for none.
+fn first_three(list: &[String], empty: &str) -> String {
     match list.len() {
-        0 => "<none>".into(),
+        0 => empty.into(),
         1..=3 => list.join(","),
         n => format!("{} + {} more...", list[..3].join(","), n - 3),
     }
 }
 
+/// Go's `net.JoinHostPort`: IPv6 addresses in brackets.
+fn host_port(ip: &str, port: i64) -> String {
+    if ip.contains(':') {
+        format!("[{ip}]:{port}")
+    } else {
+        format!("{ip}:{port}")
+    }
+}
+
+/// Each port's addresses in turn, as kube's printer lists them.
 fn endpoints(obj: &Value) -> Value {
+    let subsets = items_at(obj, "/subsets");
+    if subsets.is_empty() {
+        return Value::from("<none>");
+    }
     let mut list = Vec::new();
-    for subset in items_at(obj, "/subsets") {
+    for subset in subsets {
+        let addresses = items_at(subset, "/addresses");
         let ports = items_at(subset, "/ports");
-        for address in items_at(subset, "/addresses") {
-            let ip = str_at(address, "/ip");
-            if ports.is_empty() {
-                list.push(ip.to_owned());
-            }
-            for port in ports {
-                list.push(format!("{ip}:{}", count(port, "/port")));
-            }
+        if ports.is_empty() {
+            list.extend(addresses.iter().map(|a| str_at(a, "/ip").to_owned()));
+        }
+        for port in ports {
+            let number = count(port, "/port");
+            list.extend(
+                addresses
+                    .iter()
+                    .map(|a| host_port(str_at(a, "/ip"), number)),
+            );
         }
     }
-    Value::from(first_three(&list))
+    Value::from(first_three(&list, ""))
 }
 
 #[must_use]
@@ -55,20 +73,22 @@ pub fn endpoints_columns() -> Vec<Column> {
     ]
 }
 
+/// Port numbers, a name where the number is unset, else `*`.
 fn slice_ports(obj: &Value) -> Value {
-    let ports = items_at(obj, "/ports");
-    if ports.is_empty() {
-        return Value::from("<unset>");
-    }
-    let list: Vec<String> = ports
+    let list: Vec<String> = items_at(obj, "/ports")
         .iter()
         .map(|p| {
-            p.get("port")
-                .and_then(Value::as_i64)
-                .map_or("<unset>".into(), |n| n.to_string())
+            match (
+                p.get("port").and_then(Value::as_i64),
+                p.get("name").and_then(Value::as_str),
+            ) {
+                (Some(n), _) => n.to_string(),
+                (None, Some(name)) => name.to_owned(),
+                (None, None) => "*".to_owned(),
+            }
         })
         .collect();
-    Value::from(list.join(","))
+    Value::from(first_three(&list, "<unset>"))
 }
 
 fn slice_endpoints(obj: &Value) -> Value {
@@ -77,11 +97,7 @@ fn slice_endpoints(obj: &Value) -> Value {
         .flat_map(|e| items_at(e, "/addresses"))
         .filter_map(|a| a.as_str().map(str::to_owned))
         .collect();
-    Value::from(if list.is_empty() {
-        "<unset>".into()
-    } else {
-        first_three(&list)
-    })
+    Value::from(first_three(&list, "<unset>"))
 }
 
 #[must_use]
@@ -276,5 +292,19 @@ mod tests {
         let ep = json!({"subsets": [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}]}]});
         assert_eq!(endpoints(&ep), "10.0.0.1:80,10.0.0.2:80");
         assert_eq!(endpoints(&json!({})), "<none>");
+        let by_port = json!({"subsets": [{"addresses": [{"ip": "fd00::1"}, {"ip": "10.0.0.2"}],
+            "ports": [{"port": 80}, {"port": 443}]}]});
+        assert_eq!(
+            endpoints(&by_port),
+            "[fd00::1]:80,10.0.0.2:80,[fd00::1]:443 + 1 more..."
+        );
+        assert_eq!(endpoints(&json!({"subsets": [{}]})), "");
+    }
+
+    #[test]
+    fn slice_ports_fall_back_to_names_then_a_star() {
+        let slice = json!({"ports": [{"port": 80}, {"name": "http"}, {}, {"port": 9}]});
+        assert_eq!(slice_ports(&slice), "80,http,* + 1 more...");
+        assert_eq!(slice_ports(&json!({})), "<unset>");
     }
 }

@@ -18,21 +18,25 @@ fn ingress_class(obj: &Value) -> Value {
 /// The rules' hosts; `*` when no rule names one (kubectl shows three and
 /// counts the rest).
 fn ingress_hosts(obj: &Value) -> Value {
-    let hosts: Vec<&str> = items_at(obj, "/spec/rules")
+    let rules = items_at(obj, "/spec/rules");
+    // Kube lists the hosts of the first three rules and counts every rule
+    // past the third, with a host or not.
+    let hosts: Vec<&str> = rules
         .iter()
+        .take(3)
         .map(|r| str_at(r, "/host"))
         .filter(|h| !h.is_empty())
         .collect();
-    Value::from(match hosts.len() {
-        0 => "*".to_owned(),
-        1..=3 => hosts.join(","),
-        n => format!("{} + {} more...", hosts[..3].join(","), n - 3),
+    Value::from(match (hosts.len(), rules.len()) {
+        (0, _) => "*".to_owned(),
+        (_, 0..=3) => hosts.join(","),
+        (_, n) => format!("{} + {} more...", hosts.join(","), n - 3),
     })
 }
 
-/// The load balancers' IPs and host names.
+/// The load balancers' IPs and host names, sorted, each once.
 fn ingress_address(obj: &Value) -> Value {
-    let addresses: Vec<&str> = items_at(obj, "/status/loadBalancer/ingress")
+    let addresses: std::collections::BTreeSet<&str> = items_at(obj, "/status/loadBalancer/ingress")
         .iter()
         .map(|i| {
             let ip = str_at(i, "/ip");
@@ -44,7 +48,7 @@ fn ingress_address(obj: &Value) -> Value {
         })
         .filter(|a| !a.is_empty())
         .collect();
-    Value::from(addresses.join(","))
+    Value::from(addresses.into_iter().collect::<Vec<_>>().join(","))
 }
 
 fn ingress_ports(obj: &Value) -> Value {
@@ -215,6 +219,10 @@ mod tests {
         assert_eq!(ingress_address(&ing), "10.0.0.1,lb.io");
         assert_eq!(ingress_ports(&ing), "80, 443");
         assert_eq!(ingress_hosts(&json!({"spec": {}})), "*");
+        let many = json!({"spec": {"rules": [{"host": "a.io"}, {}, {"host": "c.io"}, {"host": "d.io"}, {}]},
+            "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}, {"ip": "10.0.0.1"}, {"ip": "10.0.0.9"}]}}});
+        assert_eq!(ingress_hosts(&many), "a.io,c.io + 2 more...");
+        assert_eq!(ingress_address(&many), "10.0.0.1,10.0.0.9");
     }
 
     #[test]

@@ -20,19 +20,22 @@ pub fn external_ip(svc: &Value) -> Value {
     let text = match str_at(svc, "/spec/type") {
         "ExternalName" => str_at(svc, "/spec/externalName").to_owned(),
         "LoadBalancer" => {
-            let mut all: Vec<String> = items_at(svc, "/status/loadBalancer/ingress")
-                .iter()
-                .map(|i| {
-                    let ip = str_at(i, "/ip");
-                    if ip.is_empty() {
-                        str_at(i, "/hostname")
-                    } else {
-                        ip
-                    }
-                    .to_owned()
-                })
-                .filter(|a| !a.is_empty())
-                .collect();
+            // The balancers' addresses sorted and each once, as kube's set.
+            let balancers: std::collections::BTreeSet<String> =
+                items_at(svc, "/status/loadBalancer/ingress")
+                    .iter()
+                    .map(|i| {
+                        let ip = str_at(i, "/ip");
+                        if ip.is_empty() {
+                            str_at(i, "/hostname")
+                        } else {
+                            ip
+                        }
+                        .to_owned()
+                    })
+                    .filter(|a| !a.is_empty())
+                    .collect();
+            let mut all: Vec<String> = balancers.into_iter().collect();
             all.extend(external);
             if all.is_empty() {
                 "<pending>".into()
@@ -46,7 +49,6 @@ pub fn external_ip(svc: &Value) -> Value {
     Value::from(text)
 }
 
-/// `80/TCP,443:30443/TCP`, or `<none>`.
 /// The first of `spec.clusterIPs`, `<none>` without one (ExternalName).
 #[must_use]
 pub fn cluster_ip(svc: &Value) -> Value {
@@ -56,6 +58,7 @@ pub fn cluster_ip(svc: &Value) -> Value {
         .map_or_else(|| Value::from("<none>"), Value::from)
 }
 
+/// `80/TCP,443:30443/TCP`, or `<none>`.
 #[must_use]
 pub fn ports(svc: &Value) -> Value {
     let parts: Vec<String> = items_at(svc, "/spec/ports")

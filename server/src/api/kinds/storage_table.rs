@@ -91,30 +91,25 @@ pub fn storage_class_columns() -> Vec<Column> {
     ]
 }
 
-fn unset_or(list: Vec<String>) -> Value {
-    Value::from(if list.is_empty() {
-        "<unset>".into()
-    } else {
-        list.join(",")
-    })
-}
-
+/// Token audiences; `<unset>` only when the list is absent.
 fn token_requests(obj: &Value) -> Value {
-    unset_or(
-        items_at(obj, "/spec/tokenRequests")
-            .iter()
-            .map(|t| str_at(t, "/audience").to_owned())
-            .collect(),
-    )
+    let Some(requests) = obj.pointer("/spec/tokenRequests").and_then(Value::as_array) else {
+        return Value::from("<unset>");
+    };
+    let audiences: Vec<&str> = requests.iter().map(|t| str_at(t, "/audience")).collect();
+    Value::from(audiences.join(","))
 }
 
 fn lifecycle_modes(obj: &Value) -> Value {
-    unset_or(
-        items_at(obj, "/spec/volumeLifecycleModes")
-            .iter()
-            .filter_map(|m| m.as_str().map(str::to_owned))
-            .collect(),
-    )
+    let modes: Vec<&str> = items_at(obj, "/spec/volumeLifecycleModes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    Value::from(if modes.is_empty() {
+        "<none>".to_owned()
+    } else {
+        modes.join(",")
+    })
 }
 
 macro_rules! flag_cell {
