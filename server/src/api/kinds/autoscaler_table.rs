@@ -194,6 +194,9 @@ mod tests {
         let kinds = json!({"spec": {"metrics": [
             {"type": "External", "external": {"metric": {"name": "queue"}, "target": {"type": "AverageValue", "averageValue": "30"}}},
             {"type": "Resource", "resource": {"name": "memory", "target": {"type": "Utilization"}}}]}});
-        assert_eq!(targets(&kinds), "<unknown>/30 (avg), memory: <unknown>/<auto>");
+        assert_eq!(
+            targets(&kinds),
+            "<unknown>/30 (avg), memory: <unknown>/<auto>"
+        );
     }
 }

@@ -58,6 +58,7 @@ pub mod pod_spec;
 pub mod pod_strategy;
 #[cfg(test)]
 mod pod_strategy_tests;
+pub mod pod_summary;
 pub mod pod_table;
 pub mod prerelease_kinds;
 pub mod prerelease_rules;

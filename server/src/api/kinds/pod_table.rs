@@ -2,9 +2,13 @@
 //! `kubectl get pods` shows, restarts and the wide columns, as Kubernetes'
 //! pod printer derives them.
 
+use std::time::SystemTime;
+
 use serde_json::Value;
 
 use super::checks::{items_at, str_at};
+use super::pod_summary::summarize;
+use crate::api::table::human_duration::human;
 
 const NONE: &str = "<none>";
 
@@ -12,125 +16,34 @@ fn or_none(s: &str) -> Value {
     Value::from(if s.is_empty() { NONE } else { s })
 }
 
-/// `ready/total` over the pod's (regular) containers.
+/// `ready/total` over the pod's containers and sidecars.
 #[must_use]
 pub fn ready(pod: &Value) -> Value {
-    let total = items_at(pod, "/spec/containers").len();
-    let ready = items_at(pod, "/status/containerStatuses")
-        .iter()
-        .filter(|s| s.get("ready").and_then(Value::as_bool) == Some(true))
-        .count();
-    Value::from(format!("{ready}/{total}"))
+    let summary = summarize(pod);
+    Value::from(format!("{}/{}", summary.ready, summary.total))
 }
 
-/// Restarts summed over container statuses.
+/// Restarts, with how long ago the latest was when one is known
+/// (`3 (5m2s ago)`).
 #[must_use]
 pub fn restarts(pod: &Value) -> Value {
-    let total: i64 = items_at(pod, "/status/containerStatuses")
-        .iter()
-        .filter_map(|s| s.get("restartCount").and_then(Value::as_i64))
-        .sum();
-    Value::from(total.to_string())
-}
-
-/// `Signal:9`, `ExitCode:1`, or the terminated state's reason.
-fn terminated_reason(terminated: &Value) -> String {
-    let reason = str_at(terminated, "/reason");
-    if !reason.is_empty() {
-        return reason.into();
-    }
-    match terminated
-        .get("signal")
-        .and_then(Value::as_i64)
-        .filter(|s| *s != 0)
-    {
-        Some(signal) => format!("Signal:{signal}"),
-        None => format!(
-            "ExitCode:{}",
-            terminated
-                .get("exitCode")
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-        ),
-    }
-}
-
-/// What init containers say while they run; `None` once all succeeded.
-fn init_status(pod: &Value) -> Option<String> {
-    let total = items_at(pod, "/spec/initContainers").len();
-    for (i, status) in items_at(pod, "/status/initContainerStatuses")
-        .iter()
-        .enumerate()
-    {
-        if let Some(terminated) = status.pointer("/state/terminated") {
-            if terminated
-                .get("exitCode")
-                .and_then(Value::as_i64)
-                .unwrap_or(0)
-                == 0
-            {
-                continue;
-            }
-            return Some(format!("Init:{}", terminated_reason(terminated)));
+    let summary = summarize(pod);
+    Value::from(match summary.last_restart {
+        Some(at) if summary.restarts != 0 => {
+            let seconds = match SystemTime::now().duration_since(at) {
+                Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+                Err(e) => -i64::try_from(e.duration().as_secs()).unwrap_or(i64::MAX),
+            };
+            format!("{} ({} ago)", summary.restarts, human(seconds))
         }
-        let waiting = str_at(status, "/state/waiting/reason");
-        if !waiting.is_empty() && waiting != "PodInitializing" {
-            return Some(format!("Init:{waiting}"));
-        }
-        // A restartable init container (sidecar) that has started lets the rest go on.
-        let sidecar = items_at(pod, "/spec/initContainers")
-            .get(i)
-            .is_some_and(|c| str_at(c, "/restartPolicy") == "Always");
-        if sidecar && status.get("started").and_then(Value::as_bool) == Some(true) {
-            continue;
-        }
-        return Some(format!("Init:{i}/{total}"));
-    }
-    None
+        _ => summary.restarts.to_string(),
+    })
 }
 
 /// The one-word state `kubectl get pods` shows.
 #[must_use]
 pub fn status(pod: &Value) -> Value {
-    let mut reason = str_at(pod, "/status/reason").to_owned();
-    if reason.is_empty() {
-        reason = str_at(pod, "/status/phase").to_owned();
-    }
-    if let Some(init) = init_status(pod) {
-        reason = init;
-    } else {
-        let mut running = false;
-        for status in items_at(pod, "/status/containerStatuses").iter().rev() {
-            let waiting = str_at(status, "/state/waiting/reason");
-            if !waiting.is_empty() {
-                reason = waiting.into();
-            } else if let Some(terminated) = status.pointer("/state/terminated") {
-                reason = terminated_reason(terminated);
-            } else if status.pointer("/state/running").is_some()
-                && status.get("ready").and_then(Value::as_bool) == Some(true)
-            {
-                running = true;
-            }
-        }
-        if reason == "Completed" && running {
-            let pod_ready = items_at(pod, "/status/conditions")
-                .iter()
-                .any(|c| str_at(c, "/type") == "Ready" && str_at(c, "/status") == "True");
-            reason = if pod_ready { "Running" } else { "NotReady" }.into();
-        }
-    }
-    if pod
-        .pointer("/metadata/deletionTimestamp")
-        .is_some_and(|t| !t.is_null())
-    {
-        reason = if str_at(pod, "/status/reason") == "NodeLost" {
-            "Unknown"
-        } else {
-            "Terminating"
-        }
-        .into();
-    }
-    Value::from(reason)
+    Value::from(summarize(pod).reason)
 }
 
 /// The pod's first IP.
