@@ -15,20 +15,37 @@ fn computed(name: &str, cell: fn(&Value) -> Value, description: &str) -> Column 
     Column::computed(name, "string", 0, cell, description)
 }
 
-/// kubectl's short access modes (`RWO,ROX`).
+/// kubectl's short access modes, each once in kube's fixed order
+/// (`RWO,ROX,RWX,RWOP`), unknown ones left out.
 fn modes(obj: &Value, pointer: &str) -> Value {
-    let list: Vec<&str> = items_at(obj, pointer)
+    let given: Vec<&str> = items_at(obj, pointer)
         .iter()
         .filter_map(Value::as_str)
-        .map(|m| match m {
-            "ReadWriteOnce" => "RWO",
-            "ReadOnlyMany" => "ROX",
-            "ReadWriteMany" => "RWX",
-            "ReadWriteOncePod" => "RWOP",
-            other => other,
-        })
         .collect();
+    let list: Vec<&str> = [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(mode, _)| given.contains(mode))
+    .map(|(_, short)| *short)
+    .collect();
     Value::from(list.join(","))
+}
+
+/// The class: the old beta annotation first, as kube's helper reads it.
+fn storage_class(obj: &Value) -> Value {
+    let annotated = obj
+        .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
+        .and_then(Value::as_str);
+    Value::from(annotated.unwrap_or_else(|| str_at(obj, "/spec/storageClassName")))
+}
+
+/// A claim's capacity and modes show once it names its volume.
+fn bound(obj: &Value) -> bool {
+    !str_at(obj, "/spec/volumeName").is_empty()
 }
 
 fn volume_modes(obj: &Value) -> Value {
@@ -36,6 +53,9 @@ fn volume_modes(obj: &Value) -> Value {
 }
 
 fn claim_modes(obj: &Value) -> Value {
+    if !bound(obj) {
+        return Value::from("");
+    }
     modes(obj, "/status/accessModes")
 }
 
@@ -76,6 +96,9 @@ fn volume_capacity(obj: &Value) -> Value {
 }
 
 fn claim_capacity(obj: &Value) -> Value {
+    if !bound(obj) {
+        return Value::from("");
+    }
     quantity_text(obj, "/status/capacity/storage")
 }
 
@@ -115,9 +138,9 @@ pub fn persistent_volume_columns() -> Vec<Column> {
             claim_ref,
             "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim.",
         ),
-        text(
+        computed(
             "StorageClass",
-            ".spec.storageClassName",
+            storage_class,
             "storageClassName is the name of StorageClass to which this persistent volume belongs.",
         ),
         computed(
@@ -165,9 +188,9 @@ pub fn persistent_volume_claim_columns() -> Vec<Column> {
             claim_modes,
             "accessModes contains the actual access modes the volume backing the PVC has.",
         ),
-        text(
+        computed(
             "StorageClass",
-            ".spec.storageClassName",
+            storage_class,
             "storageClassName is the name of the StorageClass required by the claim.",
         ),
         computed(
@@ -196,6 +219,21 @@ mod tests {
     fn volumes_read_as_kubectl_prints_them() {
         let pv = json!({"spec": {"accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "claimRef": {"namespace": "d", "name": "c"}}});
         assert_eq!(volume_modes(&pv), "RWO,ROX");
+        let shuffled =
+            json!({"spec": {"accessModes": ["ReadWriteMany", "ReadWriteOnce", "ReadWriteMany"]}});
+        assert_eq!(volume_modes(&shuffled), "RWO,RWX");
+        let claim = json!({"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
+            "spec": {"storageClassName": "new"}, "status": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}});
+        assert_eq!(storage_class(&claim), "old");
+        assert_eq!(
+            claim_capacity(&claim),
+            "",
+            "unbound claims show no capacity"
+        );
+        let mut bound_claim = claim.clone();
+        bound_claim["spec"]["volumeName"] = json!("pv1");
+        assert_eq!(claim_capacity(&bound_claim), "1Gi");
+        assert_eq!(claim_modes(&bound_claim), "RWO");
         assert_eq!(claim_ref(&pv), "d/c");
         assert_eq!(attributes_class(&pv), "<unset>");
         assert_eq!(phase(&json!({"status": {"phase": "Bound"}})), "Bound");
