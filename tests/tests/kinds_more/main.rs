@@ -25,14 +25,19 @@ fn json_of(s: &Server, args: &[&str]) -> Value {
     serde_json::from_str(&ok(s, &all, None)).expect("kubectl JSON")
 }
 
-fn header(table: &str) -> Vec<String> {
+/// The words of line `n` of a kubectl table (0: the header).
+fn line_cells(table: &str, n: usize) -> Vec<String> {
     table
         .lines()
-        .next()
+        .nth(n)
         .unwrap_or_default()
         .split_whitespace()
         .map(str::to_owned)
         .collect()
+}
+
+fn header(table: &str) -> Vec<String> {
+    line_cells(table, 0)
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use cairn_tests::{Server, kubectl, kubectl_present, wait_until};
 use serde_json::{Value, json};
 
-use super::{header, json_of, ok};
+use super::{header, json_of, line_cells, ok};
 
 pub(crate) const CTB: &str = "/apis/certificates.k8s.io/v1alpha1/clustertrustbundles";
 
@@ -53,13 +53,7 @@ fn manifest(pem: &str) -> String {
 
 /// The first data row's cells.
 fn row(table: &str) -> Vec<String> {
-    table
-        .lines()
-        .nth(1)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(str::to_owned)
-        .collect()
+    line_cells(table, 1)
 }
 
 #[test]

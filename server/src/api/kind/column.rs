@@ -94,6 +94,22 @@ impl Column {
         )
     }
 
+    /// A `Name` column whose cell `cell` computes (a name marked
+    /// `(default)`).
+    #[must_use]
+    pub fn name_computed(cell: CellFn) -> Column {
+        Column {
+            format: "name".into(),
+            ..Column::computed(
+                "Name",
+                "string",
+                0,
+                cell,
+                "Name must be unique within a namespace.",
+            )
+        }
+    }
+
     /// The `Age` column built-in printers show: time since creation.
     #[must_use]
     pub fn age() -> Column {

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::checks::{items_at, str_at};
+use super::service_table::load_balancer_addresses;
 use super::workload_cells::{count, format_selector};
 use crate::api::kind::Column;
 
@@ -36,19 +37,7 @@ fn ingress_hosts(obj: &Value) -> Value {
 
 /// The load balancers' IPs and host names, sorted, each once.
 fn ingress_address(obj: &Value) -> Value {
-    let addresses: std::collections::BTreeSet<&str> = items_at(obj, "/status/loadBalancer/ingress")
-        .iter()
-        .map(|i| {
-            let ip = str_at(i, "/ip");
-            if ip.is_empty() {
-                str_at(i, "/hostname")
-            } else {
-                ip
-            }
-        })
-        .filter(|a| !a.is_empty())
-        .collect();
-    Value::from(addresses.into_iter().collect::<Vec<_>>().join(","))
+    Value::from(load_balancer_addresses(obj).join(","))
 }
 
 fn ingress_ports(obj: &Value) -> Value {

@@ -73,16 +73,7 @@ fn attributes_class_name(obj: &Value) -> Value {
 #[must_use]
 pub fn volume_attributes_class_columns() -> Vec<Column> {
     vec![
-        Column {
-            format: "name".into(),
-            ..Column::computed(
-                "Name",
-                "string",
-                0,
-                attributes_class_name,
-                "Name must be unique within a namespace.",
-            )
-        },
+        Column::name_computed(attributes_class_name),
         Column::new(
             "DriverName",
             "string",

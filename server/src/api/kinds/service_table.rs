@@ -12,6 +12,21 @@ fn strings(list: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// `status.loadBalancer.ingress` as kube's printer lists it: each entry's IP
+/// or else host name, sorted, each once.
+#[must_use]
+pub fn load_balancer_addresses(obj: &Value) -> Vec<String> {
+    let set: std::collections::BTreeSet<&str> = items_at(obj, "/status/loadBalancer/ingress")
+        .iter()
+        .map(|i| match str_at(i, "/ip") {
+            "" => str_at(i, "/hostname"),
+            ip => ip,
+        })
+        .filter(|a| !a.is_empty())
+        .collect();
+    set.into_iter().map(str::to_owned).collect()
+}
+
 /// Load-balancer ingress IPs and host names, then `spec.externalIPs`;
 /// `<pending>` for a load balancer without any, `<none>` for other types.
 #[must_use]
@@ -20,22 +35,7 @@ pub fn external_ip(svc: &Value) -> Value {
     let text = match str_at(svc, "/spec/type") {
         "ExternalName" => str_at(svc, "/spec/externalName").to_owned(),
         "LoadBalancer" => {
-            // The balancers' addresses sorted and each once, as kube's set.
-            let balancers: std::collections::BTreeSet<String> =
-                items_at(svc, "/status/loadBalancer/ingress")
-                    .iter()
-                    .map(|i| {
-                        let ip = str_at(i, "/ip");
-                        if ip.is_empty() {
-                            str_at(i, "/hostname")
-                        } else {
-                            ip
-                        }
-                        .to_owned()
-                    })
-                    .filter(|a| !a.is_empty())
-                    .collect();
-            let mut all: Vec<String> = balancers.into_iter().collect();
+            let mut all = load_balancer_addresses(svc);
             all.extend(external);
             if all.is_empty() {
                 "<pending>".into()

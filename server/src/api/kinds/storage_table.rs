@@ -49,16 +49,7 @@ fn expansion(obj: &Value) -> Value {
 #[must_use]
 pub fn storage_class_columns() -> Vec<Column> {
     vec![
-        Column {
-            format: "name".into(),
-            ..Column::computed(
-                "Name",
-                "string",
-                0,
-                class_name,
-                "Name must be unique within a namespace.",
-            )
-        },
+        Column::name_computed(class_name),
         Column::new(
             "Provisioner",
             "string",
