@@ -5,10 +5,10 @@
 //!
 //! A batch whose records could not be written (the disk is full) is refused
 //! and cut off the log, and the writer goes on: once space returns, writes
-//! succeed again without a restart. A failed sync, or a failure that crossed
-//! a segment roll, stops all writes until the engine is reopened: after a
-//! failed fdatasync the kernel may have dropped the dirty pages, so nothing
-//! written since can be trusted to be on disk.
+//! succeed again without a restart. A failed sync, or a failure of a batch
+//! whose records span a segment roll, stops all writes until the engine is
+//! reopened: after a failed fdatasync the kernel may have dropped the dirty
+//! pages, so nothing written since can be trusted to be on disk.
 
 use std::sync::Arc;
 
@@ -33,9 +33,12 @@ pub(crate) struct Writer {
     /// A refused batch stopped the zero fill; it starts again after the next
     /// batch that commits.
     refill: bool,
-    /// This batch's roll got as far as sealing the active segment, or an
-    /// fsync failed while it created the next one: the batch's failure
-    /// cannot be cut off the log, so it stops writes.
+    /// Where this batch's records begin in the active segment: a refused
+    /// batch is cut back to here.
+    batch_start: u64,
+    /// This batch's roll got as far as sealing the active segment with some
+    /// of the batch in it, or an fsync failed while it created the next one:
+    /// the batch's failure cannot be cut off the log, so it stops writes.
     failure_is_final: bool,
 }
 
@@ -64,6 +67,7 @@ impl Writer {
             last_time,
             buf: Vec::with_capacity(1 << 20),
             refill: false,
+            batch_start: 0,
             failure_is_final: false,
         }
     }
@@ -87,7 +91,7 @@ impl Writer {
     fn process(&mut self, batch: Vec<Pending>) {
         self.shared.timings.group_commit.record(batch.len() as u64);
         let first_rev = self.next_rev;
-        let written_at_start = self.active.written;
+        self.batch_start = self.active.written;
         self.failure_is_final = false;
         let mut plans = Vec::with_capacity(batch.len());
         let mut overlay = Overlay::new();
@@ -131,7 +135,7 @@ impl Writer {
             return;
         };
         self.buf.clear();
-        if may_continue && self.cut_refused_batch(written_at_start) {
+        if may_continue && self.cut_refused_batch() {
             tracing::warn!(error = %e, "a batch of writes could not be written and was refused; writes go on");
             self.next_rev = first_rev;
         } else {
@@ -146,9 +150,9 @@ impl Writer {
     /// Cuts what a failed append left past the last commit, so neither a
     /// later batch nor recovery after a crash finds a refused record.
     /// `false` when that failed too.
-    fn cut_refused_batch(&mut self, written_at_start: u64) -> bool {
+    fn cut_refused_batch(&mut self) -> bool {
         // A roll that failed may have appended part of the batch already.
-        self.active.written = written_at_start;
+        self.active.written = self.batch_start;
         match self.active.cut_unwritten() {
             Ok(()) => {
                 self.refill = self.shared.options.fill_ahead() > 0;
@@ -194,8 +198,12 @@ impl Writer {
     /// The new segment is created before the active one is sealed: when
     /// there is no room for it (ENOSPC), the active segment is as it was and
     /// the batch is refused while writes go on. A failed fsync, or any
-    /// failure from the seal on, stops writes (see the module).
+    /// failure from the seal until the manifest names the new segment, stops
+    /// writes (see the module). Once rolled, a batch none of whose records
+    /// went to the sealed segment can still be refused and cut off the new
+    /// one.
     pub(super) fn roll(&mut self, need: u64) -> Result<()> {
+        let batch_in_sealed = !self.buf.is_empty() || self.active.written != self.batch_start;
         if !self.buf.is_empty() {
             self.active.append(&self.buf)?;
             self.buf.clear();
@@ -207,7 +215,7 @@ impl Writer {
             .max(FILE_HEADER_LEN as u64 + need);
         let mut m = self.shared.manifest.lock();
         let id = m.next_segment_id;
-        let mut next_active = ActiveSegment::create(&self.shared.dir, id, capacity)
+        let next_active = ActiveSegment::create(&self.shared.dir, id, capacity)
             .inspect_err(|e| self.failure_is_final = e.is_failed_sync())?;
         self.failure_is_final = true;
         self.active.seal()?;
@@ -215,7 +223,6 @@ impl Writer {
             .housekeeping
             .push(Job::Sidecar(Arc::clone(&self.active.seg)));
         crate::failpoint::hit("roll:sealed");
-        next_active.zero_fill_ahead(self.shared.options.fill_ahead(), FILE_HEADER_LEN as u64);
         crate::failpoint::hit("roll:segment-created");
         let mut next = m.clone();
         next.next_segment_id = id + 1;
@@ -228,6 +235,12 @@ impl Writer {
             .write()
             .insert(next_active.seg.id, Arc::clone(&next_active.seg));
         self.active = next_active;
+        // Zeros only once the manifest is written: on a nearly full disk
+        // they would take the room the manifest needs.
+        self.active
+            .zero_fill_ahead(self.shared.options.fill_ahead(), FILE_HEADER_LEN as u64);
+        self.batch_start = self.active.written;
+        self.failure_is_final = batch_in_sealed;
         Ok(())
     }
 }

@@ -4,22 +4,10 @@ use cairn_tests::Server;
 use serde_json::Value;
 
 use crate::mount::SmallFs;
-use crate::{CONFIG_MAPS, config_map, verify};
+use crate::{CONFIG_MAPS, assert_refused_for_space, config_map, names_of_list, verify};
 
 /// Bytes of data per ConfigMap: a few hundred fill the 24 MiB filesystem.
 const PAYLOAD: usize = 64 << 10;
-
-fn names_of_list(server: &Server) -> Vec<String> {
-    let list = server.get(CONFIG_MAPS);
-    assert_eq!(list.status, 200, "list while full: {}", list.text());
-    list.json()["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
-        .filter(|n| n != "kube-root-ca.crt")
-        .collect()
-}
 
 fn event_name(event: &Value) -> (String, String) {
     (
@@ -29,18 +17,6 @@ fn event_name(event: &Value) -> (String, String) {
             .unwrap_or_default()
             .to_string(),
     )
-}
-
-/// Asserts `refused` is a 500 InternalError Status that names the cause.
-fn assert_refused_for_space(status: u16, body: &Value) {
-    assert_eq!(status, 500, "a write on a full disk: {body}");
-    assert_eq!(body["kind"], "Status", "{body}");
-    assert_eq!(body["reason"], "InternalError", "{body}");
-    let message = body["message"].as_str().unwrap_or_default().to_lowercase();
-    assert!(
-        message.contains("no space left on device"),
-        "the message names the cause: {body}"
-    );
 }
 
 #[test]

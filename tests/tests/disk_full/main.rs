@@ -2,17 +2,20 @@
 //! mounts runs out of space — writes are refused with a 500 InternalError
 //! Status naming the cause while reads and watches go on, and once space
 //! returns writes succeed again without a restart, the refused ones never
-//! appear, and `cairn-store verify` is clean. A stalled fsync (the engine's
+//! appear, and `cairn-store verify` is clean — also when the disk fills just
+//! as the log must start its next segment (`roll`). A stalled fsync (the engine's
 //! `commit:before-sync:stall-while=PATH` failpoint) holds a write's answer
 //! and its visibility until the sync ends, and loses nothing.
 
 mod full;
 mod mount;
+mod roll;
 mod stall;
 
 use std::path::Path;
 use std::process::Command;
 
+use cairn_tests::Server;
 use serde_json::{Value, json};
 
 /// A ConfigMap of `bytes` bytes of data.
@@ -52,4 +55,29 @@ pub fn verify(data_dir: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&out.stderr)
         ))
     }
+}
+
+/// The names of the ConfigMaps in `default`, but the root CA one.
+pub fn names_of_list(server: &Server) -> Vec<String> {
+    let list = server.get(CONFIG_MAPS);
+    assert_eq!(list.status, 200, "list while full: {}", list.text());
+    list.json()["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
+        .filter(|n| n != "kube-root-ca.crt")
+        .collect()
+}
+
+/// Asserts `refused` is a 500 InternalError Status that names the cause.
+pub fn assert_refused_for_space(status: u16, body: &Value) {
+    assert_eq!(status, 500, "a write on a full disk: {body}");
+    assert_eq!(body["kind"], "Status", "{body}");
+    assert_eq!(body["reason"], "InternalError", "{body}");
+    let message = body["message"].as_str().unwrap_or_default().to_lowercase();
+    assert!(
+        message.contains("no space left on device"),
+        "the message names the cause: {body}"
+    );
 }
