@@ -106,9 +106,12 @@ pub async fn serve(
             .watch
             .for_kind(&kind.group, &kind.version, &kind.kind);
         let mut chunk = Vec::new();
-        for kv in &watcher.initial {
+        // Taken, not borrowed: kept for the watch's whole life, the values
+        // would keep the log segments they were read from on disk.
+        let mut watcher = watcher;
+        for kv in std::mem::take(&mut watcher.initial) {
             let before = chunk.len();
-            frame(&kind, framing, &mut chunk, EventType::Added, kv);
+            frame(&kind, framing, &mut chunk, EventType::Added, &kv);
             sent.sent(chunk.len() - before);
         }
         if let Some(end) = watcher.initial_events_end() {

@@ -41,7 +41,10 @@ impl<T> Cache<T> {
                 let revision = kv.mod_revision;
                 let changed = match (self.project)(&kv) {
                     Some(item) => {
-                        self.items.insert(kv.key.clone(), item);
+                        // A copy: the key read from storage may be a slice
+                        // of a log segment, which it would keep on disk
+                        // for as long as the object lives.
+                        self.items.insert(Bytes::copy_from_slice(&kv.key), item);
                         true
                     }
                     None => self.items.remove(&kv.key).is_some(),

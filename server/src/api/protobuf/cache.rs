@@ -130,6 +130,8 @@ impl MessageCache {
         let mut inner = self.inner.lock();
         inner.map.reserve(entries.size_hint().0);
         for (key, rev, message) in entries {
+            // Owned, not a slice of a log segment that it would pin.
+            let key = Bytes::copy_from_slice(&key);
             inner.put(self.budget, (kind, key), rev, message);
         }
     }

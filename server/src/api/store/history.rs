@@ -55,9 +55,12 @@ impl Store {
         if target <= status.compacted_revision {
             return Ok(false);
         }
-        self.storage
+        let moved = self
+            .storage
             .compact_round(target)
             .await
-            .map_err(storage_error)
+            .map_err(storage_error)?;
+        self.hubs.forget_before(target);
+        Ok(moved)
     }
 }

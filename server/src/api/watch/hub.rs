@@ -81,6 +81,23 @@ pub struct Hubs {
 }
 
 impl Hubs {
+    /// Drops the recent batches at or before `compacted`: a watcher joining
+    /// from there is answered by storage (410) anyway, and a kept batch
+    /// holds its values, which keep the log segments they were read from
+    /// on disk after compaction has rewritten them.
+    pub fn forget_before(&self, compacted: Revision) {
+        let hubs: Vec<Arc<Hub>> = self.hubs.lock().iter().filter_map(Weak::upgrade).collect();
+        for hub in hubs {
+            let mut state = hub.state.lock();
+            while state.recent.front().is_some_and(|r| r.upto <= compacted) {
+                if let Some(old) = state.recent.pop_front() {
+                    state.recent_events -= old.len;
+                    state.oldest = old.upto;
+                }
+            }
+        }
+    }
+
     /// The live hub of `kind`, or a new one watching all of the kind's
     /// objects in `storage` after `after`.
     pub fn hub(&self, storage: &dyn Storage, kind: &Arc<KindSpec>, after: Revision) -> Arc<Hub> {

@@ -98,6 +98,8 @@ impl Graph {
         {
             return;
         }
+        // Kept as long as the object: a copy, not a slice of a log segment.
+        let key = &Bytes::copy_from_slice(key);
         let meta = parse(value).unwrap_or_default();
         self.forget_dependent(key, work);
         self.forget_deleting(key);
