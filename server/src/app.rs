@@ -197,6 +197,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     authz_configured::check(&config.authorization, &config.api_domain)?;
     let admission_settings = AdmissionSettings::load(&config.admission, &config.api_domain)?;
     crate::storage::backend::check(&config)?;
+    config.leader_election.check()?;
     config.proxy_client.load()?;
     config.cluster_signing.load()?;
     let auditor = Auditor::from_config(&config)?;
@@ -302,23 +303,21 @@ pub async fn run(config: Config) -> Result<(), String> {
         STORAGE_COUNT_EVERY,
         stop_rx.clone(),
     ));
-    let namespace_controller = tokio::spawn(controllers::namespace::run(Arc::clone(&state)));
+    let election = controllers::leader_election::start(&state);
+    let (leading, elector) = election.map_or((None, None), |(l, e)| (Some(l), Some(e)));
+    let singletons = tokio::spawn(controllers::singletons::run(Arc::clone(&state), leading));
     health.hook_done("start-namespace-controller");
     let crds = controllers::crd::Controller::start(&state.store, &config.api_domain)
         .await
         .map_err(|e| format!("listing CustomResourceDefinitions failed: {e}"))?;
     let crd_controller = tokio::spawn(crds.run(Arc::clone(&state)));
     health.hook_done("start-apiextensions-controllers");
-    let service_accounts = tokio::spawn(controllers::service_account::run(Arc::clone(&state)));
-    let garbage_collector = tokio::spawn(controllers::gc::run(Arc::clone(&state)));
     health.hook_done("start-garbage-collector");
-    let compactor = tokio::spawn(controllers::compaction::run(Arc::clone(&state)));
     health.hook_done("start-compaction");
     let rbac_bootstrap = tokio::spawn(controllers::rbac::reconcile::run(
         Arc::clone(&state),
         authorization.rbac.clone(),
     ));
-    let aggregation = tokio::spawn(controllers::rbac::aggregation::run(Arc::clone(&state)));
     let flowcontrol = tokio::spawn(controllers::flowcontrol::run(Arc::clone(&state)));
     let flowcontrol_status = tokio::spawn(controllers::flowcontrol_status::run(Arc::clone(&state)));
     let priority_classes = tokio::spawn(controllers::priority_classes::run(Arc::clone(&state)));
@@ -328,8 +327,6 @@ pub async fn run(config: Config) -> Result<(), String> {
         tracing::warn!(error = %e, "creating the local APIServices failed; the controller retries");
     }
     let api_services = tokio::spawn(controllers::api_services::run(Arc::clone(&state)));
-    let csr_signing = tokio::spawn(controllers::csr_signing::run(Arc::clone(&state)));
-    let csr_approving = tokio::spawn(controllers::csr_approving::run(Arc::clone(&state)));
 
     let servers: Vec<_> = endpoints
         .into_iter()
@@ -355,13 +352,12 @@ pub async fn run(config: Config) -> Result<(), String> {
     for s in servers {
         let _ = s.await;
     }
-    let _ = namespace_controller.await;
+    let _ = singletons.await;
+    if let Some(elector) = elector {
+        let _ = elector.await;
+    }
     let _ = storage_counts.await;
     let _ = crd_controller.await;
-    let _ = garbage_collector.await;
-    let _ = service_accounts.await;
-    let _ = compactor.await;
-    let _ = aggregation.await;
     let _ = flowcontrol.await;
     let _ = flowcontrol_status.await;
     let _ = kubernetes_service.await;
@@ -369,8 +365,6 @@ pub async fn run(config: Config) -> Result<(), String> {
     let _ = extension_auth.await;
     let _ = priority_classes.await;
     let _ = api_services.await;
-    let _ = csr_signing.await;
-    let _ = csr_approving.await;
     storage.close();
     if let Some(auditor) = &auditor {
         auditor.close();

@@ -183,6 +183,11 @@ impl Server {
         let mut args = args;
         if let Some(etcd) = &etcd {
             args.extend(["--etcd-servers".into(), etcd.url()]);
+            // One server per etcd: no Lease renewed every few seconds to
+            // move the revision under tests that watch it stand still.
+            if !extra_args.iter().any(|a| a.starts_with("--leader-elect")) {
+                args.push("--leader-elect=false".into());
+            }
         }
         let child = Command::new(binary())
             .arg("--data-dir")

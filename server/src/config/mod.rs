@@ -11,6 +11,7 @@ pub mod encryption;
 pub mod etcd;
 pub mod feature_gates;
 pub mod file_pair;
+pub mod leader_election;
 pub mod logging;
 pub mod overload;
 pub mod proxy_client;
@@ -34,6 +35,7 @@ pub use cluster_signing::ClusterSigningFlags;
 pub use encryption::EncryptionFlags;
 pub use etcd::EtcdFlags;
 pub use feature_gates::FeatureGates;
+pub use leader_election::LeaderElectionFlags;
 pub use logging::LoggingFlags;
 pub use overload::OverloadFlags;
 pub use proxy_client::ProxyClientFlags;
@@ -130,6 +132,8 @@ pub struct Flags {
     #[command(flatten)]
     pub etcd: EtcdFlags,
     #[command(flatten)]
+    pub leader_election: LeaderElectionFlags,
+    #[command(flatten)]
     pub logging: LoggingFlags,
     #[command(flatten)]
     pub overload: OverloadFlags,
@@ -188,6 +192,7 @@ pub struct Config {
     pub authorization: AuthorizationFlags,
     pub encryption: EncryptionFlags,
     pub etcd: EtcdFlags,
+    pub leader_election: LeaderElectionFlags,
     pub overload: OverloadFlags,
     pub audit: AuditFlags,
     pub service_ranges: ServiceRangeFlags,
@@ -230,6 +235,7 @@ impl From<Flags> for Config {
             authorization: f.authorization,
             encryption: f.encryption,
             etcd: f.etcd,
+            leader_election: f.leader_election,
             overload: f.overload,
             audit: f.audit,
             service_ranges: f.service_ranges,

@@ -4,6 +4,8 @@
 //! of every namespace, RBAC's default policy and aggregation, and the
 //! default flow-control (API Priority and Fairness) objects and the system
 //! priority classes, and the signing of approved certificate requests.
+//! Where several API servers share one etcd, the controllers of
+//! `singletons` run only on the one that holds the leader Lease.
 
 pub mod api_services;
 pub mod compaction;
@@ -18,8 +20,10 @@ pub mod gc;
 pub mod kept;
 pub mod kubernetes_endpoints;
 pub mod kubernetes_service;
+pub mod leader_election;
 pub mod namespace;
 pub mod paired;
 pub mod priority_classes;
 pub mod rbac;
 pub mod service_account;
+pub mod singletons;
