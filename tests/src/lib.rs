@@ -495,18 +495,28 @@ pub fn start_refused(flag: &str, text: &str, extra: &[&str]) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("config.yaml");
     std::fs::write(&path, text).expect("write");
+    let path = path.to_string_lossy().into_owned();
+    let mut args = vec![flag, path.as_str()];
+    args.extend_from_slice(extra);
+    start_refused_with(&args)
+}
+
+/// Starts the binary with `args`; asserts it exits non-zero with exactly
+/// one line on stderr and writes nothing to its data directory; returns
+/// that line.
+#[must_use]
+pub fn start_refused_with(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
     let out = Command::new(binary())
         .arg("--data-dir")
         .arg(dir.path().join("data"))
         .args(["--secure-port", "0", "--insecure-port", "0"])
-        .arg(flag)
-        .arg(&path)
-        .args(extra)
+        .args(args)
         .output()
         .expect("run cairn-apiserver");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert!(!out.status.success(), "started with {text}");
+    assert!(!out.status.success(), "started with {args:?}");
     assert_eq!(lines.len(), 1, "one line, got: {stderr}");
     assert!(!dir.path().join("data").exists(), "nothing written");
     lines[0].to_owned()

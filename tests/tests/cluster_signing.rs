@@ -4,12 +4,10 @@
 //! longer than the given duration, and a bad pair of files stops the start
 //! with one line naming the flags.
 
-use std::process::Command;
-
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use cairn_tests::tls::make::{self, Leaf};
-use cairn_tests::{Identity, Server, binary, free_port, wait_until};
+use cairn_tests::{Identity, Server, free_port, wait_until};
 use rcgen::KeyPair;
 use serde_json::{Value, json};
 
@@ -103,22 +101,6 @@ fn the_given_ca_signs_for_at_most_the_given_duration() {
     assert_eq!(me["status"]["userInfo"]["username"], "carol");
 }
 
-/// Starts the server with `args`; its stderr, after asserting it refused.
-fn refused(args: &[&str]) -> String {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(binary())
-        .arg("--data-dir")
-        .arg(dir.path().join("data"))
-        .args(["--secure-port", "0", "--insecure-port", "0"])
-        .args(args)
-        .output()
-        .expect("run cairn-apiserver");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "{args:?} accepted: {stderr}");
-    assert!(!dir.path().join("data").exists(), "nothing written");
-    stderr
-}
-
 #[test]
 fn bad_signing_files_stop_the_start() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -186,7 +168,7 @@ fn bad_signing_files_stop_the_start() {
     ];
     for (args, expected) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let stderr = refused(&args);
+        let stderr = cairn_tests::start_refused_with(&args);
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
         assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
         assert!(lines[0].contains(expected), "{args:?}: {stderr}");
@@ -195,7 +177,7 @@ fn bad_signing_files_stop_the_start() {
             "no key material in errors: {stderr}"
         );
     }
-    let stderr = refused(&["--cluster-signing-duration", "0s"]);
+    let stderr = cairn_tests::start_refused_with(&["--cluster-signing-duration", "0s"]);
     assert!(
         stderr.contains("--cluster-signing-duration") && stderr.contains("greater than zero"),
         "{stderr}"

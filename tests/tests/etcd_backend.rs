@@ -3,10 +3,8 @@
 //! 409s, and an etcd that goes away fails readiness and mutations with a
 //! Status (never a hang) until it returns.
 
-use std::process::Command;
-
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, binary, wait_until};
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -156,19 +154,7 @@ fn bad_etcd_flags_stop_the_start_with_one_line() {
             "--etcd-cafile",
         ),
     ] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let out = Command::new(binary())
-            .arg("--data-dir")
-            .arg(dir.path().join("data"))
-            .args(["--secure-port", "0", "--insecure-port", "0"])
-            .args(&args)
-            .output()
-            .expect("run");
-        assert!(!out.status.success(), "{args:?} was accepted");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let lines: Vec<&str> = stderr.lines().collect();
-        assert_eq!(lines.len(), 1, "{stderr}");
-        assert!(lines[0].contains(flag), "{stderr}");
-        assert!(!dir.path().join("data").exists(), "nothing is written");
+        let line = cairn_tests::start_refused_with(&args);
+        assert!(line.contains(flag), "{line}");
     }
 }

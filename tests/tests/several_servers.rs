@@ -5,10 +5,8 @@
 //! another takes over within the lease duration when the leader is killed,
 //! or at once when it stops and gives the Lease up.
 
-use std::process::Command;
-
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, binary, wait_until};
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
 const LEASE: &str = "/apis/coordination.svc.io/v1/namespaces/kube-system/leases/cairn-controllers";
@@ -190,19 +188,8 @@ fn bad_leader_election_timings_stop_the_start_with_one_line() {
             "--leader-elect-renew-deadline",
         ),
     ] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let out = Command::new(binary())
-            .arg("--data-dir")
-            .arg(dir.path().join("data"))
-            .args(["--secure-port", "0", "--insecure-port", "0"])
-            .args(args)
-            .output()
-            .expect("run cairn-apiserver");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "started with {args:?}");
-        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines.len(), 1, "one line: {stderr}");
-        assert!(lines[0].contains(flag), "{flag} named: {stderr}");
+        let line = cairn_tests::start_refused_with(&args);
+        assert!(line.contains(flag), "{flag} named: {line}");
     }
 }
 

@@ -4,7 +4,10 @@ use cairn_tests::Server;
 use serde_json::Value;
 
 use crate::mount::SmallFs;
-use crate::{CONFIG_MAPS, assert_refused_for_space, config_map, names_of_list, verify};
+use crate::{
+    CONFIG_MAPS, assert_refused_absent_and_kept_after_restart, assert_refused_for_space,
+    config_map, names_of_list,
+};
 
 /// Bytes of data per ConfigMap: a few hundred fill the 24 MiB filesystem.
 const PAYLOAD: usize = 64 << 10;
@@ -27,7 +30,7 @@ fn writes_are_refused_while_full_and_succeed_again_once_space_returns() {
         return;
     };
     let data_dir = fs.path.clone();
-    let mut server = Server::start_on(&data_dir, &[]);
+    let server = Server::start_on(&data_dir, &[]);
     let first = server.post(CONFIG_MAPS, &config_map("before", 16));
     assert_eq!(first.status, 201, "{}", first.text());
     let rv = first.json()["metadata"]["resourceVersion"]
@@ -87,27 +90,12 @@ fn writes_are_refused_while_full_and_succeed_again_once_space_returns() {
         ("ADDED".into(), "after".into()),
         "no event for a refused write"
     );
-    for refused in [refused_name.as_str(), "refused-again"] {
-        let r = server.get(&format!("{CONFIG_MAPS}/{refused}"));
-        assert_eq!(r.status, 404, "a refused write is absent: {}", r.text());
-    }
-    let log = server.log_text();
-    assert!(
-        log.contains("could not be written and was refused")
-            && !log.contains("refuses further writes"),
-        "the writer refused the batch and went on: {log}"
-    );
-
-    // A restart finds exactly the acknowledged writes, and the files verify.
-    assert_eq!(server.stop(), Some(0));
-    drop(server);
-    verify(&data_dir).unwrap_or_else(|e| panic!("verify after the disk was full: {e}"));
-    let server = Server::start_on(&data_dir, &[]);
-    let mut listed = names_of_list(&server);
-    listed.sort();
     want.push("after".into());
-    want.sort();
-    assert_eq!(listed, want, "after a restart");
-    drop(server);
+    assert_refused_absent_and_kept_after_restart(
+        server,
+        &data_dir,
+        &[&refused_name, "refused-again"],
+        &mut want,
+    );
     drop(fs);
 }

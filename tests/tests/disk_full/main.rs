@@ -81,3 +81,32 @@ pub fn assert_refused_for_space(status: u16, body: &Value) {
         "the message names the cause: {body}"
     );
 }
+
+/// After space returned: the refused writes are absent and the log says
+/// the writer went on; then a restart finds exactly `want` and the files
+/// verify.
+pub fn assert_refused_absent_and_kept_after_restart(
+    mut server: Server,
+    data_dir: &Path,
+    refused: &[&str],
+    want: &mut Vec<String>,
+) {
+    for name in refused {
+        let r = server.get(&format!("{CONFIG_MAPS}/{name}"));
+        assert_eq!(r.status, 404, "a refused write is absent: {}", r.text());
+    }
+    let log = server.log_text();
+    assert!(
+        log.contains("could not be written and was refused")
+            && !log.contains("refuses further writes"),
+        "the writer refused the batch and went on: {log}"
+    );
+    assert_eq!(server.stop(), Some(0));
+    drop(server);
+    verify(data_dir).unwrap_or_else(|e| panic!("verify after the disk was full: {e}"));
+    let server = Server::start_on(data_dir, &[]);
+    let mut listed = names_of_list(&server);
+    listed.sort();
+    want.sort();
+    assert_eq!(*want, listed, "after a restart");
+}

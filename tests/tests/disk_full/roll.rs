@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use cairn_tests::Server;
 
 use crate::mount::SmallFs;
-use crate::{CONFIG_MAPS, assert_refused_for_space, config_map, names_of_list, verify};
+use crate::{
+    CONFIG_MAPS, assert_refused_absent_and_kept_after_restart, assert_refused_for_space,
+    config_map, names_of_list,
+};
 
 /// The engine's segment size (`Options::segment_bytes`'s default).
 const SEGMENT_BYTES: u64 = 64 << 20;
@@ -46,7 +49,7 @@ fn a_roll_on_a_full_disk_is_refused_and_rolls_once_space_returns() {
         return;
     };
     let data_dir = fs.path.clone();
-    let mut server = Server::start_on(&data_dir, &[]);
+    let server = Server::start_on(&data_dir, &[]);
     let first_segment = find_file(&data_dir, "0000000000000001.seg").expect("the first segment");
     let log_dir = first_segment.parent().expect("log directory").to_path_buf();
     let second_segment = log_dir.join("0000000000000002.seg");
@@ -113,25 +116,11 @@ fn a_roll_on_a_full_disk_is_refused_and_rolls_once_space_returns() {
         second_segment.exists(),
         "the log rolled once space returned"
     );
-    for refused in [refused_name.as_str(), "refused-again"] {
-        let r = server.get(&format!("{CONFIG_MAPS}/{refused}"));
-        assert_eq!(r.status, 404, "a refused write is absent: {}", r.text());
-    }
-    let log = server.log_text();
-    assert!(
-        log.contains("could not be written and was refused")
-            && !log.contains("refuses further writes"),
-        "the writer refused the batch at the roll and went on: {log}"
+    assert_refused_absent_and_kept_after_restart(
+        server,
+        &data_dir,
+        &[&refused_name, "refused-again"],
+        &mut want,
     );
-
-    assert_eq!(server.stop(), Some(0));
-    drop(server);
-    verify(&data_dir).unwrap_or_else(|e| panic!("verify after a failed roll: {e}"));
-    let server = Server::start_on(&data_dir, &[]);
-    let mut listed = names_of_list(&server);
-    listed.sort();
-    want.sort();
-    assert_eq!(listed, want, "after a restart");
-    drop(server);
     drop(fs);
 }
