@@ -23,6 +23,9 @@ pub struct Etcd {
     child: Option<Child>,
     pub port: u16,
     peer_port: u16,
+    name: String,
+    /// `--initial-cluster`: every member's `name=peer URL`.
+    initial_cluster: String,
     pub data_dir: PathBuf,
     _dir: Option<tempfile::TempDir>,
 }
@@ -40,15 +43,60 @@ impl Etcd {
     /// A member on `data_dir` (kept across restarts).
     #[must_use]
     pub fn start_on(data_dir: &Path) -> Etcd {
+        let peer_port = free_port();
         let mut etcd = Etcd {
             child: None,
             port: free_port(),
-            peer_port: free_port(),
+            peer_port,
+            name: "cairn-test".into(),
+            initial_cluster: format!("cairn-test=http://127.0.0.1:{peer_port}"),
             data_dir: data_dir.to_path_buf(),
             _dir: None,
         };
         etcd.resume();
         etcd
+    }
+
+    /// A cluster of `size` members on fresh data directories, every one
+    /// healthy (a leader elected) on return.
+    #[must_use]
+    pub fn cluster(size: usize) -> Vec<Etcd> {
+        let peer_ports: Vec<u16> = (0..size).map(|_| free_port()).collect();
+        let initial_cluster = peer_ports
+            .iter()
+            .enumerate()
+            .map(|(i, port)| format!("member-{i}=http://127.0.0.1:{port}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut members: Vec<Etcd> = peer_ports
+            .into_iter()
+            .enumerate()
+            .map(|(i, peer_port)| {
+                let dir = tempfile::tempdir().expect("tempdir");
+                let mut member = Etcd {
+                    child: None,
+                    port: free_port(),
+                    peer_port,
+                    name: format!("member-{i}"),
+                    initial_cluster: initial_cluster.clone(),
+                    data_dir: dir.path().join("etcd"),
+                    _dir: Some(dir),
+                };
+                // No member is healthy before a quorum runs: start all first.
+                member.spawn();
+                member
+            })
+            .collect();
+        for member in &mut members {
+            member.wait_healthy();
+        }
+        members
+    }
+
+    /// Every member's URL, comma-separated, as `--etcd-servers` takes them.
+    #[must_use]
+    pub fn urls(members: &[Etcd]) -> String {
+        members.iter().map(Etcd::url).collect::<Vec<_>>().join(",")
     }
 
     /// `http://127.0.0.1:<port>`, what `--etcd-servers` takes.
@@ -57,26 +105,32 @@ impl Etcd {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    /// Starts the process again on the same ports and data (after `kill`).
+    /// Starts the process again on the same ports and data (after `kill`)
+    /// and waits until it is healthy (in a cluster: until it has a leader).
     pub fn resume(&mut self) {
+        self.spawn();
+        self.wait_healthy();
+    }
+
+    fn spawn(&mut self) {
         assert!(self.child.is_none(), "etcd is running");
         let url = self.url();
         let peer = format!("http://127.0.0.1:{}", self.peer_port);
         let log = std::fs::File::create(self.data_dir.with_extension("log")).expect("etcd log");
         let child = Command::new("etcd")
-            .arg("--name=cairn-test")
+            .arg(format!("--name={}", self.name))
             .arg(format!("--data-dir={}", self.data_dir.display()))
             .arg(format!("--listen-client-urls={url}"))
             .arg(format!("--advertise-client-urls={url}"))
             .arg(format!("--listen-peer-urls={peer}"))
             .arg(format!("--initial-advertise-peer-urls={peer}"))
-            .arg(format!("--initial-cluster=cairn-test={peer}"))
+            .arg(format!("--initial-cluster={}", self.initial_cluster))
+            .arg("--initial-cluster-token=cairn-test")
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
             .expect("etcd is installed (apt-get install etcd-server)");
         self.child = Some(child);
-        self.wait_healthy();
     }
 
     fn wait_healthy(&mut self) {

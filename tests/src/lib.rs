@@ -18,6 +18,7 @@ pub mod k8s_proto;
 pub mod kms_plugin;
 pub mod linearizability;
 pub mod metrics_text;
+pub mod proxy;
 pub mod selection;
 pub mod tls;
 
@@ -520,6 +521,15 @@ pub fn start_refused_with(args: &[&str]) -> String {
     assert_eq!(lines.len(), 1, "one line, got: {stderr}");
     assert!(!dir.path().join("data").exists(), "nothing written");
     lines[0].to_owned()
+}
+
+/// An object's (or list's) `metadata.resourceVersion` as a number.
+#[must_use]
+pub fn resource_version(object: &Value) -> u64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("resourceVersion in {object}"))
 }
 
 /// Polls `done` until it holds; fails the test naming `what` after 20 s.

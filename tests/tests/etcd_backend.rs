@@ -4,20 +4,13 @@
 //! Status (never a hang) until it returns.
 
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, wait_until};
+use cairn_tests::{Server, resource_version, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 
 fn configmap(name: &str, value: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": {"k": value}})
-}
-
-fn rv(object: &Value) -> u64 {
-    object["metadata"]["resourceVersion"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("resourceVersion in {object}"))
 }
 
 #[test]
@@ -30,18 +23,18 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     let (_, stored) = etcd.get("/registry/configmaps/default/one");
     assert_eq!(
         stored,
-        Some(rv(&created)),
+        Some(resource_version(&created)),
         "the resourceVersion is the key's mod_revision"
     );
 
     let mut watch = s.watch(&format!(
         "{CONFIGMAPS}?watch=true&resourceVersion={}",
-        rv(&created)
+        resource_version(&created)
     ));
     let got = s.get(&format!("{CONFIGMAPS}/one")).json();
     assert_eq!(
-        (got["data"]["k"].clone(), rv(&got)),
-        (json!("a"), rv(&created))
+        (got["data"]["k"].clone(), resource_version(&got)),
+        (json!("a"), resource_version(&created))
     );
 
     let mut update = created.clone();
@@ -51,9 +44,9 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     let updated = updated.json();
     assert_eq!(
         etcd.get("/registry/configmaps/default/one").1,
-        Some(rv(&updated))
+        Some(resource_version(&updated))
     );
-    assert!(rv(&updated) > rv(&created));
+    assert!(resource_version(&updated) > resource_version(&created));
 
     let stale = s.put(&format!("{CONFIGMAPS}/one"), &update);
     assert_eq!(
@@ -77,7 +70,7 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     );
     let (etcd_revision, _) = etcd.get("/registry/configmaps/default/two");
     assert_eq!(
-        rv(&list),
+        resource_version(&list),
         etcd_revision,
         "a list is served at etcd's current revision"
     );

@@ -34,7 +34,10 @@ async fn read_key(client: &GrpcClient) -> Result<(Revision, i64), StorageError> 
         key: COMPACT_REV_KEY.to_vec(),
         ..RangeRequest::default()
     };
-    let response: RangeResponse = client.call(KV, "Range", &request).await.map_err(plain)?;
+    let response: RangeResponse = client
+        .call_repeatable(KV, "Range", &request)
+        .await
+        .map_err(plain)?;
     Ok(response.kvs.first().map_or((Revision::ZERO, 0), |kv| {
         let at = std::str::from_utf8(&kv.value)
             .ok()
@@ -137,8 +140,10 @@ async fn compact_etcd(client: &GrpcClient, at: Revision) -> Result<(), StorageEr
                     count_only: true,
                     ..RangeRequest::default()
                 };
-                let current: RangeResponse =
-                    client.call(KV, "Range", &current).await.map_err(plain)?;
+                let current: RangeResponse = client
+                    .call_repeatable(KV, "Range", &current)
+                    .await
+                    .map_err(plain)?;
                 Err(StorageError::FutureRevision {
                     requested: at,
                     current: Revision(revision_of(current.header.as_ref())),

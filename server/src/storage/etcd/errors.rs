@@ -37,7 +37,11 @@ pub fn plain(e: RpcError) -> StorageError {
     match e.code {
         DEADLINE_EXCEEDED => StorageError::Timeout(text),
         UNAVAILABLE => StorageError::Unavailable(text),
-        _ if e.message.contains("request timed out") => StorageError::Timeout(text),
+        // etcd words some of its own timeouts with another code (a quorum
+        // read that waited out its deadline comes back as Unknown).
+        _ if e.message.contains("request timed out") || e.message.contains("deadline exceeded") => {
+            StorageError::Timeout(text)
+        }
         _ => StorageError::Internal(text),
     }
 }
@@ -65,6 +69,10 @@ mod tests {
         ));
         assert!(matches!(
             plain(RpcError::new(DEADLINE_EXCEEDED, "late")),
+            StorageError::Timeout(_)
+        ));
+        assert!(matches!(
+            plain(RpcError::new(UNKNOWN, "context deadline exceeded")),
             StorageError::Timeout(_)
         ));
         assert!(matches!(

@@ -25,7 +25,7 @@ impl Etcd {
         request: RangeRequest,
         at: Option<Revision>,
     ) -> Result<RangeResponse, StorageError> {
-        match self.client.call(KV, "Range", &request).await {
+        match self.client.call_repeatable(KV, "Range", &request).await {
             Ok(response) => Ok(response),
             Err(e) => Err(self.revision_error(e, at).await),
         }
@@ -61,7 +61,7 @@ impl Etcd {
         };
         let response: RangeResponse = self
             .client
-            .call(KV, "Range", &request)
+            .call_repeatable(KV, "Range", &request)
             .await
             .map_err(plain)?;
         Ok(Revision(revision_of(response.header.as_ref())))
@@ -101,7 +101,7 @@ impl Etcd {
     async fn status_now(&self) -> Result<Status, StorageError> {
         let status: StatusResponse = self
             .client
-            .call(MAINTENANCE, "Status", &StatusRequest {})
+            .call_repeatable(MAINTENANCE, "Status", &StatusRequest {})
             .await
             .map_err(plain)?;
         let (key, range_end) = self.keys.etcd_range(&KeyRange::prefix(b"/registry/"));
@@ -111,7 +111,11 @@ impl Etcd {
             count_only: true,
             ..RangeRequest::default()
         };
-        let counted: RangeResponse = self.client.call(KV, "Range", &count).await.map_err(plain)?;
+        let counted: RangeResponse = self
+            .client
+            .call_repeatable(KV, "Range", &count)
+            .await
+            .map_err(plain)?;
         Ok(Status {
             current_revision: Revision(revision_of(counted.header.as_ref())),
             compacted_revision: compaction_point(&self.client).await?,

@@ -2,7 +2,9 @@
 //! progress notifications from the caller's revision itself (its events
 //! are skipped), so a start at the compaction point's predecessor is
 //! refused as compacted, as every backend refuses it. A task reads the
-//! stream and hands each response's events on as one batch. A consumer
+//! stream and hands each response's events on as one batch; a stream that
+//! breaks (a member died or lost its leader) is reopened from the last
+//! revision delivered, on whichever member answers. A consumer
 //! that lets the embedded engine's bound of batches pile up is ended with
 //! `Lagged` once it has read them (it must re-list), as the embedded
 //! backend ends it, rather than growing memory. Dropping the watch ends
@@ -11,6 +13,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
@@ -22,13 +25,21 @@ use super::proto::{
     EVENT_DELETE, WATCH, WatchCreateRequest, WatchRequest, WatchRequestUnion, WatchResponse,
     revision_of,
 };
-use crate::storage::grpc::GrpcClient;
+use crate::storage::grpc::{DEADLINE_EXCEEDED, GrpcClient, RpcError, UNAVAILABLE};
 use crate::storage::{
     Batch, Event, EventKind, Events, KeyRange, Revision, StorageError, WatchStream,
 };
 
 /// Batches a watcher may have waiting (the embedded backend's bound).
 const QUEUE: usize = 1024;
+/// How long a watch tries to reopen a broken stream before it reports
+/// etcd unavailable (its consumer then re-watches or re-lists).
+const RESUME_PATIENCE: Duration = Duration::from_secs(60);
+const FIRST_PAUSE: Duration = Duration::from_millis(50);
+const MAX_PAUSE: Duration = Duration::from_secs(1);
+/// etcd's require-leader metadata (clientv3.WithRequireLeader): a member
+/// that loses its leader ends the stream instead of going quiet.
+const REQUIRE_LEADER: (&str, &str) = ("hasleader", "true");
 
 enum Item {
     Events(Events, Revision),
@@ -61,23 +72,14 @@ impl EtcdWatch {
         after: Revision,
         closed: watch::Receiver<bool>,
     ) -> EtcdWatch {
-        let (key, range_end) = keys.etcd_range(range);
-        let request = WatchRequest {
-            request_union: Some(WatchRequestUnion::Create(WatchCreateRequest {
-                key,
-                range_end,
-                start_revision: i64::try_from(after.get().max(1)).unwrap_or(i64::MAX),
-                progress_notify: true,
-                prev_kv: true,
-            })),
-        };
+        let range = keys.etcd_range(range);
         let (tx, items) = mpsc::channel(QUEUE);
         let lagged = Arc::new(AtomicBool::new(false));
         let feed = Feed {
             tx,
             lagged: Arc::clone(&lagged),
         };
-        let task = tokio::spawn(run(client, keys, request, after, feed, closed));
+        let task = tokio::spawn(run(client, keys, range, after, feed, closed));
         EtcdWatch {
             items,
             lagged,
@@ -108,47 +110,138 @@ impl Feed {
     }
 }
 
+/// How one etcd Watch stream ended.
+enum Ended {
+    /// The watch is over (consumer gone, closed, or a failure reported).
+    Over,
+    /// The stream broke in a way another member, or the same one later,
+    /// may mend: open it again from where it got to.
+    Broken(RpcError),
+}
+
+/// Follows etcd Watch streams until the watch is over, opening a new one
+/// from the last revision delivered whenever a stream breaks (a member
+/// died or lost its leader), as etcd's own client does, so a consumer sees
+/// neither a gap nor a repeat. Gives up, reporting etcd unavailable, once
+/// no stream could be opened for `RESUME_PATIENCE`.
 async fn run(
     client: Arc<GrpcClient>,
     keys: Keys,
-    request: WatchRequest,
+    range: (Vec<u8>, Vec<u8>),
     after: Revision,
     feed: Feed,
     mut closed: watch::Receiver<bool>,
 ) {
+    let mut delivered = after;
+    let mut failing_since: Option<Instant> = None;
+    let mut pause = FIRST_PAUSE;
+    loop {
+        let mut created = false;
+        let broken = follow(
+            &client,
+            &keys,
+            &range,
+            &mut delivered,
+            &mut created,
+            &feed,
+            &mut closed,
+        )
+        .await;
+        let Ended::Broken(error) = broken else {
+            return;
+        };
+        if created {
+            failing_since = None;
+            pause = FIRST_PAUSE;
+        }
+        let since = *failing_since.get_or_insert_with(Instant::now);
+        if since.elapsed() >= RESUME_PATIENCE {
+            feed.send(Item::Failed(plain(error)));
+            return;
+        }
+        tracing::debug!(error = %error, "etcd watch stream broke; reopening");
+        tokio::select! {
+            () = tokio::time::sleep(pause) => {}
+            _ = closed.wait_for(|c| *c) => return,
+            () = feed.tx.closed() => return,
+        }
+        pause = (pause * 2).min(MAX_PAUSE);
+    }
+}
+
+/// One etcd Watch stream from `delivered`, advancing it as events and
+/// progress arrive; `created` turns true once etcd accepted the watch.
+async fn follow(
+    client: &GrpcClient,
+    keys: &Keys,
+    (key, range_end): &(Vec<u8>, Vec<u8>),
+    delivered: &mut Revision,
+    created: &mut bool,
+    feed: &Feed,
+    closed: &mut watch::Receiver<bool>,
+) -> Ended {
+    let request = WatchRequest {
+        request_union: Some(WatchRequestUnion::Create(WatchCreateRequest {
+            key: key.clone(),
+            range_end: range_end.clone(),
+            start_revision: i64::try_from(delivered.get().max(1)).unwrap_or(i64::MAX),
+            progress_notify: true,
+            prev_kv: true,
+        })),
+    };
     let stream = tokio::select! {
-        opened = client.open_stream::<_, WatchResponse>(WATCH, "Watch", &request) => opened,
-        _ = closed.wait_for(|c| *c) => return,
+        opened = client.open_stream::<_, WatchResponse>(WATCH, "Watch", &[REQUIRE_LEADER], &request) => opened,
+        _ = closed.wait_for(|c| *c) => return Ended::Over,
     };
     let (_requests, mut responses) = match stream {
         Ok(stream) => stream,
+        Err(e) if mendable(&e) => return Ended::Broken(e),
         Err(e) => {
             feed.send(Item::Failed(plain(e)));
-            return;
+            return Ended::Over;
         }
     };
     // `_requests` stays alive: etcd ends a watch stream whose client side ends.
     loop {
         let next = tokio::select! {
             next = responses.message() => next,
-            _ = closed.wait_for(|c| *c) => return,
-            () = feed.tx.closed() => return,
+            _ = closed.wait_for(|c| *c) => return Ended::Over,
+            () = feed.tx.closed() => return Ended::Over,
         };
-        let item = match next {
-            Ok(Some(response)) => match interpret(&keys, response, after) {
-                Some(item) => item,
-                None => continue,
-            },
-            Ok(None) => Item::Failed(StorageError::Unavailable(
-                "etcd: the watch stream ended".into(),
-            )),
-            Err(e) => Item::Failed(plain(e)),
+        let response = match next {
+            Ok(Some(response)) => response,
+            Ok(None) => return Ended::Broken(RpcError::new(UNAVAILABLE, "the watch stream ended")),
+            Err(e) if mendable(&e) => {
+                if e.code == UNAVAILABLE {
+                    client.abandon(responses.connection).await;
+                }
+                return Ended::Broken(e);
+            }
+            Err(e) => {
+                feed.send(Item::Failed(plain(e)));
+                return Ended::Over;
+            }
         };
-        let last = matches!(item, Item::Failed(_));
-        if !feed.send(item) || last {
-            return;
+        *created |= response.created;
+        let Some(item) = interpret(keys, response, *delivered) else {
+            continue;
+        };
+        match &item {
+            Item::Events(_, last) | Item::Progress(last) => *delivered = (*delivered).max(*last),
+            Item::Failed(_) => {
+                feed.send(item);
+                return Ended::Over;
+            }
+        }
+        if !feed.send(item) {
+            return Ended::Over;
         }
     }
+}
+
+/// Whether a stream failure is one a new stream may get past.
+fn mendable(e: &RpcError) -> bool {
+    matches!(e.code, UNAVAILABLE | DEADLINE_EXCEEDED)
 }
 
 fn wire(r: Revision) -> i64 {

@@ -1,9 +1,11 @@
-//! The client: one HTTP/2 connection carries every call (a dead one is
-//! replaced on the next call); unary calls are bounded by the client's
+//! The client: one HTTP/2 connection carries every call (a dead one, or one
+//! whose server answered unavailable, is replaced on the next call by a
+//! connection to the next endpoint that answers); unary calls are bounded by the client's
 //! timeout, connecting included; streaming calls are bounded until their
 //! answer starts and then live as long as their caller keeps them.
 
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -23,7 +25,20 @@ use super::transport::Transport;
 pub struct GrpcClient {
     transport: Transport,
     timeout: Duration,
-    connection: tokio::sync::Mutex<Option<SendRequest<RequestBody>>>,
+    connection: tokio::sync::Mutex<Option<Live>>,
+    /// Counts connections, so a failure on an old one leaves a new one be.
+    connections: AtomicU64,
+    /// Where the next connection starts looking.
+    next_endpoint: AtomicUsize,
+}
+
+/// The connection calls go over.
+struct Live {
+    sender: SendRequest<RequestBody>,
+    /// Which endpoint it reaches.
+    endpoint: usize,
+    /// Its number in `connections`.
+    generation: u64,
 }
 
 impl GrpcClient {
@@ -33,6 +48,27 @@ impl GrpcClient {
             transport,
             timeout,
             connection: tokio::sync::Mutex::new(None),
+            connections: AtomicU64::new(0),
+            next_endpoint: AtomicUsize::new(0),
+        }
+    }
+
+    /// Calls `service`/`method`, a read that may safely run twice, and when
+    /// the server proves unavailable calls it once more over a new
+    /// connection (the next endpoint), as etcd's client repeats reads.
+    pub async fn call_repeatable<Req, Resp>(
+        &self,
+        service: &str,
+        method: &str,
+        request: &Req,
+    ) -> Result<Resp, RpcError>
+    where
+        Req: prost::Message,
+        Resp: prost::Message + Default,
+    {
+        match self.call(service, method, request).await {
+            Err(e) if e.code == UNAVAILABLE => self.call(service, method, request).await,
+            outcome => outcome,
         }
     }
 
@@ -48,10 +84,12 @@ impl GrpcClient {
         Req: prost::Message,
         Resp: prost::Message + Default,
     {
+        let used = AtomicU64::new(0);
         let call = async {
             let body = RequestBody::Once(Some(encode_frame(request)?));
-            let response = self.send(service, method, body).await?;
-            let mut messages = ResponseStream::<Resp>::new(response)?;
+            let (response, generation) = self.send(service, method, &[], body).await?;
+            used.store(generation, Ordering::Relaxed);
+            let mut messages = ResponseStream::<Resp>::new(response, generation)?;
             match messages.message().await? {
                 Some(message) => {
                     // The trailers carry the call's status.
@@ -61,19 +99,47 @@ impl GrpcClient {
                 None => Err(RpcError::new(INTERNAL, "grpc: no response message")),
             }
         };
-        tokio::time::timeout(self.timeout, call)
+        let outcome = tokio::time::timeout(self.timeout, call)
             .await
-            .unwrap_or_else(|_| Err(deadline_exceeded()))
+            .unwrap_or_else(|_| Err(deadline_exceeded()));
+        if let Err(e) = &outcome
+            && e.code == UNAVAILABLE
+        {
+            self.abandon(used.load(Ordering::Relaxed)).await;
+        }
+        outcome
     }
 
-    /// Opens a streaming call whose first request is `first`; later requests
-    /// go through the returned sender, and the call ends when the stream is
-    /// dropped (the sender too: a server may end the call when the client's
-    /// side ends).
+    /// Gives up the connection numbered `generation` after a call over it
+    /// found the server unavailable (unreachable, or a member without a
+    /// leader): the next call connects again, from the next endpoint, so a
+    /// client of a cluster moves off a member that cannot serve. Streams
+    /// still open on it end.
+    pub async fn abandon(&self, generation: u64) {
+        let mut connection = self.connection.lock().await;
+        if connection
+            .as_ref()
+            .is_some_and(|live| live.generation == generation)
+            && let Some(live) = connection.take()
+        {
+            tracing::debug!(
+                endpoint = live.endpoint,
+                "leaving an unavailable gRPC server"
+            );
+            self.next_endpoint
+                .store(live.endpoint + 1, Ordering::Relaxed);
+        }
+    }
+
+    /// Opens a streaming call whose first request is `first`, with the
+    /// request metadata `metadata`; later requests go through the returned
+    /// sender, and the call ends when the stream is dropped (the sender too:
+    /// a server may end the call when the client's side ends).
     pub async fn open_stream<Req, Resp>(
         &self,
         service: &str,
         method: &str,
+        metadata: &[(&'static str, &'static str)],
         first: &Req,
     ) -> Result<(mpsc::Sender<Bytes>, ResponseStream<Resp>), RpcError>
     where
@@ -84,20 +150,21 @@ impl GrpcClient {
         requests
             .try_send(encode_frame(first)?)
             .map_err(|_| RpcError::new(INTERNAL, "the request channel is closed"))?;
-        let open = self.send(service, method, RequestBody::Stream(outgoing));
-        let response = tokio::time::timeout(self.timeout, open)
+        let open = self.send(service, method, metadata, RequestBody::Stream(outgoing));
+        let (response, generation) = tokio::time::timeout(self.timeout, open)
             .await
             .unwrap_or_else(|_| Err(deadline_exceeded()))?;
-        Ok((requests, ResponseStream::new(response)?))
+        Ok((requests, ResponseStream::new(response, generation)?))
     }
 
     async fn send(
         &self,
         service: &str,
         method: &str,
+        metadata: &[(&'static str, &'static str)],
         body: RequestBody,
-    ) -> Result<http::Response<Incoming>, RpcError> {
-        let mut sender = self.ready_sender().await?;
+    ) -> Result<(http::Response<Incoming>, u64), RpcError> {
+        let (mut sender, generation) = self.ready_sender().await?;
         let millis = self.timeout.as_millis().clamp(1, 99_999_999);
         let mut request = http::Request::post(format!(
             "http://{}/{service}/{method}",
@@ -110,13 +177,16 @@ impl GrpcClient {
             // gRPC allows at most eight digits of milliseconds.
             request = request.header("grpc-timeout", format!("{millis}m"));
         }
+        for (name, value) in metadata {
+            request = request.header(*name, *value);
+        }
         let request = request
             .body(body)
             .map_err(|e| RpcError::new(INTERNAL, e.to_string()))?;
         match sender.send_request(request).await {
-            Ok(response) => Ok(response),
+            Ok(response) => Ok((response, generation)),
             Err(e) => {
-                *self.connection.lock().await = None;
+                self.abandon(generation).await;
                 Err(RpcError::new(
                     UNAVAILABLE,
                     format!("error reading from server: {e}"),
@@ -125,19 +195,28 @@ impl GrpcClient {
         }
     }
 
-    /// The live connection's sender, connecting when there is none or the
-    /// old one died (the server restarted).
-    async fn ready_sender(&self) -> Result<SendRequest<RequestBody>, RpcError> {
+    /// The live connection's sender and number, connecting when there is
+    /// none or the old one died (the server restarted).
+    async fn ready_sender(&self) -> Result<(SendRequest<RequestBody>, u64), RpcError> {
         let mut connection = self.connection.lock().await;
-        if let Some(sender) = connection.as_mut()
-            && sender.ready().await.is_ok()
+        if let Some(live) = connection.as_mut()
+            && live.sender.ready().await.is_ok()
         {
-            return Ok(sender.clone());
+            return Ok((live.sender.clone(), live.generation));
         }
-        *connection = None;
-        let sender = self.transport.connect().await?;
-        *connection = Some(sender.clone());
-        Ok(sender)
+        let start = match connection.take() {
+            // The server hung up: try the others first.
+            Some(dead) => dead.endpoint + 1,
+            None => self.next_endpoint.load(Ordering::Relaxed),
+        };
+        let (sender, endpoint) = self.transport.connect(start).await?;
+        let generation = self.connections.fetch_add(1, Ordering::Relaxed) + 1;
+        *connection = Some(Live {
+            sender: sender.clone(),
+            endpoint,
+            generation,
+        });
+        Ok((sender, generation))
     }
 }
 
@@ -147,13 +226,18 @@ fn deadline_exceeded() -> RpcError {
 
 /// The messages of a call's answer, then its status.
 pub struct ResponseStream<Resp> {
+    /// The number of the connection it came over (for `abandon`).
+    pub connection: u64,
     body: Option<Incoming>,
     buffer: BytesMut,
     _message: PhantomData<fn() -> Resp>,
 }
 
 impl<Resp: prost::Message + Default> ResponseStream<Resp> {
-    fn new(response: http::Response<Incoming>) -> Result<ResponseStream<Resp>, RpcError> {
+    fn new(
+        response: http::Response<Incoming>,
+        connection: u64,
+    ) -> Result<ResponseStream<Resp>, RpcError> {
         if response.status() != http::StatusCode::OK {
             return Err(RpcError::new(
                 UNKNOWN,
@@ -170,6 +254,7 @@ impl<Resp: prost::Message + Default> ResponseStream<Resp> {
             );
         }
         Ok(ResponseStream {
+            connection,
             body: Some(response.into_body()),
             buffer: BytesMut::new(),
             _message: PhantomData,

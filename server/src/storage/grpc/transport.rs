@@ -74,20 +74,26 @@ impl Transport {
         }
     }
 
-    /// A fresh HTTP/2 connection: the first endpoint that answers.
-    pub async fn connect(&self) -> Result<SendRequest<RequestBody>, RpcError> {
+    /// A fresh HTTP/2 connection: the first endpoint that answers, trying
+    /// them in order from the `start`-th (wrapping), and that endpoint's
+    /// index.
+    pub async fn connect(
+        &self,
+        start: usize,
+    ) -> Result<(SendRequest<RequestBody>, usize), RpcError> {
         match self {
             Transport::Unix(socket) => {
                 let stream = tokio::net::UnixStream::connect(socket)
                     .await
                     .map_err(|e| dial_error("unix", &socket.display().to_string(), &e))?;
-                handshake(stream).await
+                Ok((handshake(stream).await?, 0))
             }
             Transport::Tcp { endpoints, tls } => {
                 let mut last = RpcError::new(UNAVAILABLE, "no endpoints");
-                for endpoint in endpoints {
-                    match connect_tcp(endpoint, tls.as_ref()).await {
-                        Ok(sender) => return Ok(sender),
+                for offset in 0..endpoints.len() {
+                    let index = (start + offset) % endpoints.len();
+                    match connect_tcp(&endpoints[index], tls.as_ref()).await {
+                        Ok(sender) => return Ok((sender, index)),
                         Err(e) => last = e,
                     }
                 }
