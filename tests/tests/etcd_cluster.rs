@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use cairn_tests::client::WatchStream;
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, resource_version, wait_until};
+use cairn_tests::{Server, client, resource_version, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -25,13 +25,21 @@ struct Outcomes {
     refused: Vec<(u16, Value)>,
 }
 
-/// Creates ConfigMaps through both servers in turn until `stop`.
-fn write_until(servers: &[Server; 2], stop: &AtomicBool, tag: &str) -> Outcomes {
+/// Creates ConfigMaps through both servers' ports in turn until `stop`
+/// (ports, not the servers: a failing test must still kill them on drop).
+fn write_until(ports: [u16; 2], stop: &AtomicBool, tag: &str) -> Outcomes {
     let mut out = Outcomes::default();
     let mut i = 0usize;
     while !stop.load(Ordering::Relaxed) {
         let cm = json!({"metadata": {"name": format!("{tag}-{i}")}, "data": {"i": i.to_string()}});
-        let r = servers[i % 2].post(CONFIGMAPS, &cm);
+        let r = client::request(
+            ports[i % 2],
+            "POST",
+            CONFIGMAPS,
+            &[("Content-Type", "application/json")],
+            Some(cm.to_string().as_bytes()),
+        )
+        .expect("the servers stay up");
         if r.status == 201 {
             out.acked.push(resource_version(&r.json()));
         } else {
@@ -73,10 +81,10 @@ fn list_versions(server: &Server, from: u64) -> Vec<u64> {
 fn a_killed_member_loses_nothing_and_a_lost_quorum_refuses_then_recovers() {
     let mut members = Etcd::cluster(3);
     let urls = Etcd::urls(&members);
-    let servers = Arc::new([
+    let servers = [
         Server::start(&["--etcd-servers", &urls]),
         Server::start(&["--etcd-servers", &urls]),
-    ]);
+    ];
     let from = resource_version(&servers[0].get(CONFIGMAPS).json());
     let mut watches: Vec<WatchStream> = servers
         .iter()
@@ -90,8 +98,8 @@ fn a_killed_member_loses_nothing_and_a_lost_quorum_refuses_then_recovers() {
     // Under load, kill the member every connection starts on.
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
-        let (servers, stop) = (Arc::clone(&servers), Arc::clone(&stop));
-        thread::spawn(move || write_until(&servers, &stop, "load"))
+        let (ports, stop) = ([servers[0].port, servers[1].port], Arc::clone(&stop));
+        thread::spawn(move || write_until(ports, &stop, "load"))
     };
     wait_until("writes before the kill", || {
         list_versions(&servers[0], from).len() >= 20

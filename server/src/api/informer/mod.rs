@@ -14,6 +14,7 @@ pub use shared::Shared;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::api::error::ApiError;
 use crate::api::keys;
@@ -57,7 +58,17 @@ pub struct Informer {
     watch: Option<Watch>,
     /// The revision of the last change delivered (resume point after lag).
     seen: Revision,
+    /// Lists that failed in a row, and when the next may start: retries
+    /// back off as client-go's reflector's do, so a store that is down is
+    /// not asked in a tight loop by every informer.
+    failed_lists: u32,
+    next_list: Option<tokio::time::Instant>,
 }
+
+/// The first pause after a failed list, and the longest (client-go's
+/// reflector backoff).
+const FIRST_RETRY: Duration = Duration::from_millis(800);
+const LONGEST_RETRY: Duration = Duration::from_secs(30);
 
 impl Informer {
     /// The objects of one kind (all namespaces).
@@ -84,6 +95,8 @@ impl Informer {
             pending: VecDeque::new(),
             watch: None,
             seen: Revision::default(),
+            failed_lists: 0,
+            next_list: None,
         }
     }
 
@@ -95,8 +108,22 @@ impl Informer {
                 return Some(Ok(update));
             }
             let Some(watch) = self.watch.as_mut() else {
-                if let Err(e) = self.list().await {
-                    return Some(Err(e));
+                if let Some(at) = self.next_list {
+                    tokio::time::sleep_until(at).await;
+                }
+                match self.list().await {
+                    Ok(()) => {
+                        self.failed_lists = 0;
+                        self.next_list = None;
+                    }
+                    Err(e) => {
+                        self.failed_lists = self.failed_lists.saturating_add(1);
+                        let pause = FIRST_RETRY
+                            .saturating_mul(1 << self.failed_lists.min(6).saturating_sub(1))
+                            .min(LONGEST_RETRY);
+                        self.next_list = Some(tokio::time::Instant::now() + pause);
+                        return Some(Err(e));
+                    }
                 }
                 continue;
             };
@@ -106,14 +133,14 @@ impl Informer {
     }
 
     /// Waits for the next update and applies it, and every other one
-    /// already queued, to `cache`; a failed list is retried after a pause.
-    /// `false` once storage has closed.
+    /// already queued, to `cache`; a failed list is retried after a pause
+    /// (by `next`). `false` once storage has closed.
     pub async fn feed<T>(&mut self, cache: &mut Cache<T>) -> bool {
         match self.next().await {
             Some(Ok(update)) => {
                 cache.apply(update);
             }
-            Some(Err(_)) => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+            Some(Err(_)) => {}
             None => return false,
         }
         while let Some(Ok(update)) = self.try_next() {

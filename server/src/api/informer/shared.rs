@@ -52,8 +52,8 @@ impl<T: Send + Sync + 'static> Shared<T> {
                             }
                         }
                         Some(Err(e)) => {
+                            // The informer backs off before it lists again.
                             tracing::warn!(error = %e, "shared informer cannot list; retrying");
-                            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
                         }
                         None => return,
                     },

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use crate::storage::embedded::Embedded;
-use crate::storage::{Revision, Storage, Txn};
+use crate::storage::{
+    Committed, GetResult, KeyRange, RangeOptions, RangeResult, Reply, Revision, Status, Storage,
+    StorageError, Txn, Watch,
+};
 
 use super::{Cache, Informer, Shared, Update};
 
@@ -163,4 +166,59 @@ async fn a_shared_informer_serves_many_readers_and_tells_them_of_changes() {
     stop_tx.send(true).expect("stop");
     while first.changed().await {}
     s.close();
+}
+
+#[tokio::test]
+async fn failed_lists_are_retried_after_growing_pauses_not_at_once() {
+    let mut informer = Informer::over(Arc::new(Down), b"/registry/a/".to_vec());
+    let mut attempts = Vec::new();
+    let started = tokio::time::Instant::now();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(3), async {
+        loop {
+            match informer.next().await {
+                Some(Err(_)) => attempts.push(started.elapsed()),
+                other => panic!("a closed store lists nothing: {other:?}"),
+            }
+        }
+    })
+    .await;
+    // 0, then 0.8 s later, then 1.6 s after that: three, not thousands.
+    assert_eq!(attempts.len(), 3, "{attempts:?}");
+    assert!(attempts[1] - attempts[0] >= std::time::Duration::from_millis(800));
+    assert!(attempts[2] - attempts[1] >= std::time::Duration::from_millis(1600));
+}
+
+/// A backend that cannot be reached.
+struct Down;
+
+fn down<T>() -> Reply<'static, Result<T, StorageError>> {
+    Reply::Ready(Err(StorageError::Unavailable("down".into())))
+}
+
+impl Storage for Down {
+    fn get(&self, _: &[u8], _: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
+        down()
+    }
+    fn range(&self, _: KeyRange, _: RangeOptions) -> Reply<'_, Result<RangeResult, StorageError>> {
+        down()
+    }
+    fn commit(&self, _: Txn) -> Reply<'_, Result<Committed, StorageError>> {
+        down()
+    }
+    fn watch(&self, _: KeyRange, after: Revision) -> Watch {
+        Watch::failed(StorageError::Unavailable("down".into()), after)
+    }
+    fn current_revision(&self) -> Reply<'_, Result<Revision, StorageError>> {
+        down()
+    }
+    fn status(&self) -> Reply<'_, Result<Status, StorageError>> {
+        down()
+    }
+    fn compact(&self, _: Revision) -> Reply<'_, Result<(), StorageError>> {
+        down()
+    }
+    fn health(&self) -> Result<(), String> {
+        Err("down".into())
+    }
+    fn close(&self) {}
 }
