@@ -166,6 +166,29 @@ pub enum Command {
     /// Encryption at rest: values per key, offline rewrite with the first provider.
     #[command(subcommand)]
     Encryption(EncryptionCommand),
+    /// Copy every object of a data directory into etcd, or of etcd into a
+    /// new data directory, then compare every object on both sides.
+    ///
+    /// Stop the servers first: the copy is read at one revision, and writes
+    /// made after it would be left behind. Each object gets a new
+    /// resourceVersion in the target (its revision there); values are copied
+    /// as stored, so encrypted ones need the same encryption configuration.
+    Migrate {
+        /// `to-etcd`: the data directory into etcd; `from-etcd`: etcd into
+        /// the data directory (new, or holding no objects).
+        #[arg(value_enum)]
+        direction: Direction,
+        #[command(flatten)]
+        dir: DataDir,
+        #[command(flatten)]
+        etcd: cairn_apiserver::config::etcd::EtcdFlags,
+        /// The TTL objects that had one (Events) get in the target
+        /// (kube-apiserver's `--event-ttl`).
+        #[arg(long, default_value = "1h", value_parser = go_duration)]
+        event_ttl: std::time::Duration,
+        #[command(flatten)]
+        out: OutputArg,
+    },
     /// Truncate a torn tail, rewrite bad sidecars, remove leftovers; report each change.
     Repair {
         /// Report what would change; change nothing.
@@ -176,6 +199,20 @@ pub enum Command {
         #[command(flatten)]
         out: OutputArg,
     },
+}
+
+/// Which way `migrate` copies.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From the data directory into etcd.
+    ToEtcd,
+    /// From etcd into the data directory.
+    FromEtcd,
+}
+
+fn go_duration(s: &str) -> std::result::Result<std::time::Duration, String> {
+    cairn_transform::config::go_duration(s)
+        .ok_or_else(|| format!("invalid duration {s:?} (examples: 1h, 30m)"))
 }
 
 /// `encryption` subcommands.

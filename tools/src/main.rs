@@ -1,6 +1,7 @@
 //! `cairn-store`: offline inspection, verification, compaction, snapshots and
 //! repair of cairn data directories, built on `cairn-engine` (as etcdutl is
-//! on etcd's storage), reading values through `cairn-transform`'s value
+//! on etcd's storage), and migration to and from etcd through the server's
+//! storage backends; reading values through `cairn-transform`'s value
 //! transformers as the server does. Read commands open the directory read-only
 //! and never repair; commands that write take its lock and refuse while a
 //! server holds it.

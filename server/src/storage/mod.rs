@@ -18,6 +18,7 @@ pub mod etcd;
 pub mod figures;
 pub mod grpc;
 pub mod kms;
+pub mod migrate;
 pub mod reply;
 pub mod transform;
 pub mod txn;

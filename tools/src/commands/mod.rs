@@ -6,6 +6,7 @@ mod dump;
 mod encryption;
 mod info;
 mod keys;
+mod migrate;
 mod repair;
 mod snapshot;
 mod verify;
@@ -141,6 +142,20 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             dir,
             out: o,
         }) => encryption::rewrite(&dir.data_dir, &resource, &e, o.output, &mut out),
+        Command::Migrate {
+            direction,
+            dir,
+            etcd,
+            event_ttl,
+            out: o,
+        } => migrate::run(
+            direction,
+            &dir.data_dir,
+            &etcd,
+            event_ttl,
+            o.output,
+            &mut out,
+        ),
         Command::Repair {
             dry_run,
             dir,
