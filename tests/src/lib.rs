@@ -523,15 +523,6 @@ pub fn start_refused_with(args: &[&str]) -> String {
     lines[0].to_owned()
 }
 
-/// An object's (or list's) `metadata.resourceVersion` as a number.
-#[must_use]
-pub fn resource_version(object: &Value) -> u64 {
-    object["metadata"]["resourceVersion"]
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("resourceVersion in {object}"))
-}
-
 /// Polls `done` until it holds; fails the test naming `what` after 20 s.
 /// For eventual states (a controller's work), not for timing assertions.
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {

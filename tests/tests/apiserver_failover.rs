@@ -13,7 +13,8 @@ use std::thread;
 
 use cairn_tests::etcd::Etcd;
 use cairn_tests::proxy::Proxy;
-use cairn_tests::{Server, client, python, resource_version, wait_until};
+use cairn_tests::selection::rv;
+use cairn_tests::{Server, client, python, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -33,7 +34,7 @@ fn create(port: u16, name: &str) -> Option<u64> {
         Some(body.as_bytes()),
     )
     .ok()?;
-    (r.status == 201).then(|| resource_version(&r.json()))
+    (r.status == 201).then(|| rv(&r.json()))
 }
 
 fn stored(server: &Server) -> BTreeMap<String, u64> {
@@ -44,7 +45,7 @@ fn stored(server: &Server) -> BTreeMap<String, u64> {
         .iter()
         .map(|o| {
             let name = o["metadata"]["name"].as_str().expect("name").to_string();
-            (name, resource_version(o))
+            (name, rv(o))
         })
         .collect()
 }

@@ -4,7 +4,8 @@
 //! Status (never a hang) until it returns.
 
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, resource_version, wait_until};
+use cairn_tests::selection::rv;
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -23,18 +24,18 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     let (_, stored) = etcd.get("/registry/configmaps/default/one");
     assert_eq!(
         stored,
-        Some(resource_version(&created)),
+        Some(rv(&created)),
         "the resourceVersion is the key's mod_revision"
     );
 
     let mut watch = s.watch(&format!(
         "{CONFIGMAPS}?watch=true&resourceVersion={}",
-        resource_version(&created)
+        rv(&created)
     ));
     let got = s.get(&format!("{CONFIGMAPS}/one")).json();
     assert_eq!(
-        (got["data"]["k"].clone(), resource_version(&got)),
-        (json!("a"), resource_version(&created))
+        (got["data"]["k"].clone(), rv(&got)),
+        (json!("a"), rv(&created))
     );
 
     let mut update = created.clone();
@@ -44,9 +45,9 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     let updated = updated.json();
     assert_eq!(
         etcd.get("/registry/configmaps/default/one").1,
-        Some(resource_version(&updated))
+        Some(rv(&updated))
     );
-    assert!(resource_version(&updated) > resource_version(&created));
+    assert!(rv(&updated) > rv(&created));
 
     let stale = s.put(&format!("{CONFIGMAPS}/one"), &update);
     assert_eq!(
@@ -70,7 +71,7 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
     );
     let (etcd_revision, _) = etcd.get("/registry/configmaps/default/two");
     assert_eq!(
-        resource_version(&list),
+        rv(&list),
         etcd_revision,
         "a list is served at etcd's current revision"
     );

@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use cairn_tests::client::WatchStream;
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, client, resource_version, wait_until};
+use cairn_tests::selection::rv;
+use cairn_tests::{Server, client, wait_until};
 use serde_json::{Value, json};
 
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -41,7 +42,7 @@ fn write_until(ports: [u16; 2], stop: &AtomicBool, tag: &str) -> Outcomes {
         )
         .expect("the servers stay up");
         if r.status == 201 {
-            out.acked.push(resource_version(&r.json()));
+            out.acked.push(rv(&r.json()));
         } else {
             out.refused.push((r.status, r.json()));
         }
@@ -58,7 +59,7 @@ fn next_events(watch: &mut WatchStream, n: usize) -> Vec<u64> {
                 .next_event()
                 .unwrap_or_else(|| panic!("event {k} of {n}: the watch ended"));
             assert_eq!(e["type"], json!("ADDED"), "{e}");
-            resource_version(&e["object"])
+            rv(&e["object"])
         })
         .collect()
 }
@@ -70,7 +71,7 @@ fn list_versions(server: &Server, from: u64) -> Vec<u64> {
         .as_array()
         .expect("items")
         .iter()
-        .map(resource_version)
+        .map(rv)
         .filter(|v| *v > from)
         .collect();
     versions.sort_unstable();
@@ -85,7 +86,7 @@ fn a_killed_member_loses_nothing_and_a_lost_quorum_refuses_then_recovers() {
         Server::start(&["--etcd-servers", &urls]),
         Server::start(&["--etcd-servers", &urls]),
     ];
-    let from = resource_version(&servers[0].get(CONFIGMAPS).json());
+    let from = rv(&servers[0].get(CONFIGMAPS).json());
     let mut watches: Vec<WatchStream> = servers
         .iter()
         .map(|s| s.watch(&format!("{CONFIGMAPS}?watch=1&resourceVersion={from}")))
@@ -157,7 +158,7 @@ fn a_killed_member_loses_nothing_and_a_lost_quorum_refuses_then_recovers() {
         let cm = json!({"metadata": {"name": format!("after-{i}")}, "data": {}});
         let r = s.post(CONFIGMAPS, &cm);
         assert_eq!(r.status, 201, "{}", r.text());
-        after.push(resource_version(&r.json()));
+        after.push(rv(&r.json()));
     }
     let stored_now = list_versions(&servers[0], from);
     let new: Vec<u64> = stored_now

@@ -6,7 +6,8 @@
 //! or at once when it stops and gives the Lease up.
 
 use cairn_tests::etcd::Etcd;
-use cairn_tests::{Server, resource_version, wait_until};
+use cairn_tests::selection::rv;
+use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
 const LEASE: &str = "/apis/coordination.svc.io/v1/namespaces/kube-system/leases/cairn-controllers";
@@ -54,7 +55,7 @@ fn writes_through_any_server_reach_watchers_on_every_server_in_order() {
     let etcd = Etcd::start();
     let servers = [start(&etcd), start(&etcd)];
     let path = "/api/v1/namespaces/default/configmaps";
-    let from = resource_version(&servers[0].get(path).json());
+    let from = rv(&servers[0].get(path).json());
     let mut watches: Vec<_> = servers
         .iter()
         .map(|s| s.watch(&format!("{path}?watch=1&resourceVersion={from}")))
@@ -65,14 +66,14 @@ fn writes_through_any_server_reach_watchers_on_every_server_in_order() {
         let cm = json!({"metadata": {"name": format!("cm-{i}")}, "data": {"i": i.to_string()}});
         let r = via.post(path, &cm);
         assert_eq!(r.status, 201, "{}", r.text());
-        written.push(resource_version(&r.json()));
+        written.push(rv(&r.json()));
     }
     for (n, watch) in watches.iter_mut().enumerate() {
         let seen: Vec<u64> = (0..written.len())
             .map(|_| {
                 let e = watch.next_event().expect("event");
                 assert_eq!(e["type"], "ADDED", "{e}");
-                resource_version(&e["object"])
+                rv(&e["object"])
             })
             .collect();
         assert_eq!(seen, written, "server {n}: every write, in revision order");
