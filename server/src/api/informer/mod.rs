@@ -119,7 +119,7 @@ impl Informer {
                     Err(e) => {
                         self.failed_lists = self.failed_lists.saturating_add(1);
                         let pause = FIRST_RETRY
-                            .saturating_mul(1 << self.failed_lists.min(6).saturating_sub(1))
+                            .saturating_mul(1 << self.failed_lists.min(7).saturating_sub(1))
                             .min(LONGEST_RETRY);
                         self.next_list = Some(tokio::time::Instant::now() + pause);
                         return Some(Err(e));

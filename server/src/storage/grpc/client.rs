@@ -154,7 +154,17 @@ impl GrpcClient {
         let (response, generation) = tokio::time::timeout(self.timeout, open)
             .await
             .unwrap_or_else(|_| Err(deadline_exceeded()))?;
-        Ok((requests, ResponseStream::new(response, generation)?))
+        match ResponseStream::new(response, generation) {
+            Ok(stream) => Ok((requests, stream)),
+            Err(e) => {
+                // Refused at once (etcd: a member without a leader): the
+                // next attempt goes to another endpoint.
+                if e.code == UNAVAILABLE {
+                    self.abandon(generation).await;
+                }
+                Err(e)
+            }
+        }
     }
 
     async fn send(

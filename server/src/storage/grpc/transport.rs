@@ -17,6 +17,11 @@ use super::status::{RpcError, UNAVAILABLE};
 /// How often an idle connection is pinged, and how long a ping may take.
 const KEEP_ALIVE_INTERVAL: Duration = Duration::from_secs(10);
 const KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long one endpoint may take to connect (TCP, TLS and the HTTP/2
+/// handshake) before the next is tried: a member whose host vanished drops
+/// packets rather than refusing, and must not hold every call for the
+/// whole request timeout.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// One server a TCP client may use.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,9 +97,20 @@ impl Transport {
                 let mut last = RpcError::new(UNAVAILABLE, "no endpoints");
                 for offset in 0..endpoints.len() {
                     let index = (start + offset) % endpoints.len();
-                    match connect_tcp(&endpoints[index], tls.as_ref()).await {
-                        Ok(sender) => return Ok((sender, index)),
-                        Err(e) => last = e,
+                    let endpoint = &endpoints[index];
+                    let attempt = connect_tcp(endpoint, tls.as_ref());
+                    match tokio::time::timeout(CONNECT_TIMEOUT, attempt).await {
+                        Ok(Ok(sender)) => return Ok((sender, index)),
+                        Ok(Err(e)) => last = e,
+                        Err(_) => {
+                            last = RpcError::new(
+                                UNAVAILABLE,
+                                format!(
+                                    "connection error: desc = \"transport: Error while dialing: dial tcp {}: i/o timeout\"",
+                                    endpoint.authority
+                                ),
+                            );
+                        }
                     }
                 }
                 Err(last)
@@ -168,6 +184,40 @@ fn dial_error(network: &str, address: &str, e: &std::io::Error) -> RpcError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn an_endpoint_that_never_answers_a_connect_is_given_up_on() {
+        // A listener whose accept queue is full drops further SYNs, as a
+        // vanished host does: connects to it hang.
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener = socket.listen(0).unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut queued = Vec::new();
+        for _ in 0..8 {
+            match tokio::time::timeout(
+                Duration::from_millis(300),
+                tokio::net::TcpStream::connect(address),
+            )
+            .await
+            {
+                Ok(Ok(stream)) => queued.push(stream),
+                _ => break,
+            }
+        }
+        let endpoint = Endpoint::parse(&format!("http://{address}")).unwrap();
+        let transport = Transport::Tcp {
+            endpoints: vec![endpoint],
+            tls: None,
+        };
+        // The guard only keeps a regression from hanging the run.
+        let outcome = tokio::time::timeout(Duration::from_secs(60), transport.connect(0))
+            .await
+            .expect("connect gave up on its own");
+        let error = outcome.expect_err("nothing to connect to");
+        assert!(error.message.contains("i/o timeout"), "{error}");
+        drop((listener, queued));
+    }
 
     #[test]
     fn endpoints_parse_like_etcd_urls() {
