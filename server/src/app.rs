@@ -20,7 +20,7 @@ use crate::request::admission::certificates::{
     CLUSTER_TRUST_BUNDLE_ATTEST, CertificateAdmission,
 };
 use crate::request::admission::configuration::AdmissionSettings;
-use crate::request::admission::webhook::Webhooks;
+use crate::request::admission::webhook::{Setting as WebhookSetting, Webhooks};
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::audit::Auditor;
 use crate::request::authn::jwt;
@@ -91,12 +91,13 @@ pub struct AppState {
 #[must_use]
 pub fn admission_chain(
     storage: &Arc<dyn Storage>,
-    registry: &Registry,
+    registry: &Arc<Registry>,
     authorization: Option<&Authorization>,
     domain: &str,
-    plugins: &admission::plugins::Enabled,
+    settings: &AdmissionSettings,
     stop: Option<&watch::Receiver<bool>>,
 ) -> admission::Chain {
+    let plugins = &settings.enabled;
     use admission::default_toleration_seconds::{
         DEFAULT_TOLERATION_SECONDS, DefaultTolerationSeconds,
     };
@@ -108,14 +109,14 @@ pub fn admission_chain(
         let stop = stop.filter(|_| plugins.has(plugin))?;
         let group = format!("admissionregistration.{domain}");
         let kind = registry.lookup(&group, "v1", resource)?;
-        Some(Arc::new(Webhooks::start(
-            plugin,
-            storage,
-            &kind,
-            Arc::clone(&namespaces),
-            domain,
-            stop,
-        )))
+        let setting = WebhookSetting {
+            storage: Arc::clone(storage),
+            registry: Arc::clone(registry),
+            namespaces_kind: Arc::clone(&namespaces),
+            domain: domain.to_string(),
+            credentials: settings.webhook_kubeconfigs.get(plugin).cloned(),
+        };
+        Some(Arc::new(Webhooks::start(plugin, &kind, &setting, stop)))
     };
     let mut mutating: Vec<Arc<dyn admission::MutatingAdmission>> = Vec::new();
     if plugins.has(DEFAULT_TOLERATION_SECONDS) {
@@ -235,7 +236,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         &registry,
         Some(&authorization),
         &config.api_domain,
-        &admission_settings.enabled,
+        &admission_settings,
         Some(&stop_rx),
     ));
     let health = Arc::new(Health::new(config.livez_grace_period, &HOOKS));

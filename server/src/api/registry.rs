@@ -126,6 +126,22 @@ impl Registry {
             .map(Arc::clone)
     }
 
+    /// The other served kinds whose objects are `kind`'s stored objects
+    /// (the same resource name and storage prefix): kube's equivalent
+    /// resources, another version or group of the same thing.
+    #[must_use]
+    pub fn equivalents(&self, kind: &KindSpec) -> Vec<Arc<KindSpec>> {
+        let kinds = self.current.read();
+        let Some(ids) = kinds.by_resource.get(&kind.resource) else {
+            return Vec::new();
+        };
+        ids.iter()
+            .map(|&i| &kinds.list[i])
+            .filter(|k| k.storage.prefix == kind.storage.prefix && !same_resource(k, kind))
+            .cloned()
+            .collect()
+    }
+
     /// The kind registered at `group/version/resource`, served or not: what
     /// the server's own loops work with.
     #[must_use]

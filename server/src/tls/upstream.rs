@@ -27,7 +27,7 @@ pub fn client(
         tls_server_name: None,
         client_cert_pem,
         client_key_pem,
-        token: None,
+        ..Settings::default()
     };
     client_config(&settings).map(Arc::new)
 }

@@ -1,6 +1,7 @@
 //! An admission webhook served by the test over HTTPS on loopback: a CA of
-//! its own signs a serving certificate for 127.0.0.1; each AdmissionReview
-//! is kept and answered by the test's function of the review's request.
+//! its own signs a serving certificate for 127.0.0.1 (and any further
+//! names); each AdmissionReview is kept with the `Authorization` it came
+//! with, and answered by the test's function of the review's request.
 
 use std::io::{BufReader, Write};
 use std::net::TcpListener;
@@ -14,6 +15,9 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use serde_json::{Value, json};
 
+/// A review received, with its `Authorization` header.
+type Received = (Option<String>, Value);
+
 /// What the webhook answers: the `response` fields besides `uid`.
 pub type Decide = fn(&Value) -> Value;
 
@@ -21,14 +25,23 @@ pub struct Hook {
     pub url: String,
     /// The CA bundle (base64 PEM) a configuration's `caBundle` takes.
     pub ca_bundle: String,
-    reviews: Arc<Mutex<Vec<Value>>>,
+    pub port: u16,
+    reviews: Arc<Mutex<Vec<Received>>>,
 }
 
 impl Hook {
     pub fn start(decide: Decide) -> Hook {
+        Hook::start_named(decide, &[])
+    }
+
+    /// A hook whose certificate also names `names` (a Service's
+    /// `<name>.<namespace>.svc`).
+    pub fn start_named(decide: Decide, names: &[&str]) -> Hook {
         let ca = make::ca("hook-ca");
+        let mut all = vec!["127.0.0.1"];
+        all.extend_from_slice(names);
         let leaf = make::Leaf {
-            dns_or_ip: &["127.0.0.1"],
+            dns_or_ip: &all,
             ..make::Leaf::client("hook")
         };
         let serving = make::signed(&ca, &leaf);
@@ -45,10 +58,8 @@ impl Hook {
                 .expect("serving cert");
         let config = Arc::new(config);
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!(
-            "https://127.0.0.1:{}/admit",
-            listener.local_addr().expect("addr").port()
-        );
+        let port = listener.local_addr().expect("addr").port();
+        let url = format!("https://127.0.0.1:{port}/admit");
         let reviews = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&reviews);
         std::thread::spawn(move || {
@@ -65,12 +76,19 @@ impl Hook {
         Hook {
             url,
             ca_bundle: STANDARD.encode(ca.cert_pem),
+            port,
             reviews,
         }
     }
 
     /// The reviews received so far.
     pub fn reviews(&self) -> Vec<Value> {
+        let reviews = self.reviews.lock().expect("lock");
+        reviews.iter().map(|(_, review)| review.clone()).collect()
+    }
+
+    /// The reviews received so far, each with its `Authorization` header.
+    pub fn authorized_reviews(&self) -> Vec<Received> {
         self.reviews.lock().expect("lock").clone()
     }
 
@@ -94,15 +112,22 @@ impl Hook {
 fn serve(
     stream: StreamOwned<ServerConnection, std::net::TcpStream>,
     decide: Decide,
-    reviews: &Mutex<Vec<Value>>,
+    reviews: &Mutex<Vec<Received>>,
 ) {
     let mut reader = BufReader::new(stream);
     loop {
-        let Some(body) = cairn_tests::http_request::read_body(&mut reader) else {
+        let Some((headers, body)) = cairn_tests::http_request::read_request(&mut reader) else {
             return;
         };
         let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        reviews.lock().expect("lock").push(review.clone());
+        let authorization = headers
+            .into_iter()
+            .find(|(name, _)| name == "authorization")
+            .map(|(_, value)| value);
+        reviews
+            .lock()
+            .expect("lock")
+            .push((authorization, review.clone()));
         let mut response = decide(&review["request"]);
         response["uid"] = review["request"]["uid"].clone();
         let answer = json!({

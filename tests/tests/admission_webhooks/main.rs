@@ -7,6 +7,7 @@
 
 mod binding;
 mod hook;
+mod reach;
 mod warnings;
 
 use std::time::Duration;

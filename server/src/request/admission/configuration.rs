@@ -4,14 +4,17 @@
 //! (`configuration`, which wins) or in a file (`path`, relative to the
 //! AdmissionConfiguration's directory). Each plugin's configuration is
 //! checked at start: the webhook plugins take a WebhookAdmissionConfiguration
-//! whose `kubeConfigFile` must be an absolute path to a readable kubeconfig.
+//! whose `kubeConfigFile` must be an absolute path to a readable kubeconfig,
+//! whose users give webhook calls their credentials.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::plugins::{Enabled, KUBE_ORDER, MUTATING_WEBHOOK, VALIDATING_WEBHOOK};
+use super::webhook::credentials::Credentials;
 use crate::config::AdmissionFlags;
 use crate::config::document::{self, Problem};
 
@@ -22,8 +25,8 @@ const VERSIONS: &[&str] = &["v1", "v1beta1", "v1alpha1"];
 #[derive(Debug, Default)]
 pub struct AdmissionSettings {
     pub enabled: Enabled,
-    /// Per webhook plugin, the kubeconfig its `kubeConfigFile` names.
-    pub webhook_kubeconfigs: BTreeMap<&'static str, PathBuf>,
+    /// Per webhook plugin, the credentials its `kubeConfigFile` gives.
+    pub webhook_kubeconfigs: BTreeMap<&'static str, Arc<Credentials>>,
 }
 
 impl AdmissionSettings {
@@ -82,7 +85,9 @@ impl AdmissionSettings {
                 let kubeconfig = webhook_kubeconfig(&own, &group).map_err(|e| {
                     format!("failed to initialize admission: couldn't init admission plugin {name:?}: {e}")
                 })?;
-                settings.webhook_kubeconfigs.insert(name, kubeconfig);
+                settings
+                    .webhook_kubeconfigs
+                    .insert(name, Arc::new(kubeconfig));
             }
         }
         Ok(settings)
@@ -138,11 +143,11 @@ fn plugin_configuration(entry: &Value, base: &Path) -> Result<Option<Value>, Str
 }
 
 /// A WebhookAdmissionConfiguration's kubeconfig, checked as kube checks it.
-fn webhook_kubeconfig(doc: &Value, group: &str) -> Result<PathBuf, String> {
+fn webhook_kubeconfig(doc: &Value, group: &str) -> Result<Credentials, String> {
     let v1 = check_type(doc, group, "WebhookAdmissionConfiguration", &["v1"]);
     let v1alpha1 = check_type(doc, group, "WebhookAdmission", &["v1alpha1"]);
-    if v1.is_err() && v1alpha1.is_err() {
-        return v1.map(|()| PathBuf::new());
+    if let (Err(e), Err(_)) = (v1, v1alpha1) {
+        return Err(e);
     }
     let file = doc
         .get("kubeConfigFile")
@@ -153,15 +158,7 @@ fn webhook_kubeconfig(doc: &Value, group: &str) -> Result<PathBuf, String> {
             "kubeConfigFile: Invalid value: {file:?}: must be an absolute file path"
         ));
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("kubeConfigFile: cannot read {file:?}: {e}"))?;
-    serde_saphyr::from_str::<Value>(&text).map_err(|e| {
-        format!(
-            "kubeConfigFile: {file:?} is not a kubeconfig: {}",
-            document::one_line(&e.to_string())
-        )
-    })?;
-    Ok(PathBuf::from(file))
+    Credentials::load(Path::new(file)).map_err(|e| format!("kubeConfigFile: {e}"))
 }
 
 #[cfg(test)]

@@ -24,7 +24,11 @@ fn inline_configuration_wins_over_path() {
     let text = "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n\
 - name: ValidatingAdmissionWebhook\n  path: missing.yaml\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: $DIR/kc.yaml\n";
     let settings = load(text, &[("kc.yaml", KUBECONFIG)]).expect("valid");
-    assert!(settings.webhook_kubeconfigs[VALIDATING_WEBHOOK].ends_with("kc.yaml"));
+    assert!(
+        settings.webhook_kubeconfigs[VALIDATING_WEBHOOK]
+            .path
+            .ends_with("kc.yaml")
+    );
 }
 
 #[test]

@@ -44,7 +44,7 @@ impl Fixture {
 
     /// A store with exactly `chain`.
     pub fn build(
-        chain: impl FnOnce(&Arc<dyn Storage>, &crate::api::registry::Registry) -> Chain,
+        chain: impl FnOnce(&Arc<dyn Storage>, &Arc<crate::api::registry::Registry>) -> Chain,
     ) -> Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         let storage: Arc<dyn Storage> =

@@ -1,15 +1,18 @@
 //! One webhook of a stored Mutating- or ValidatingWebhookConfiguration,
 //! compiled once when the informer sees the configuration: its rules, its
-//! policies and a client for its endpoint (`url`, or a Service's
-//! `https://<name>.<namespace>.svc:<port><path>`), trusting `caBundle`.
+//! policies and where it lives (`url`, or a Service, reached at one of its
+//! endpoints under the name `<name>.<namespace>.svc`), trusting `caBundle`.
+//! Its client is made at the first call, with the credentials the plugin's
+//! kubeconfig gives its host.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
+use super::credentials::Credentials;
 use crate::api::cel::Expression;
 use crate::request::authz::webhook::client::Client;
 use crate::request::authz::webhook::kubeconfig::Settings;
@@ -41,10 +44,50 @@ pub struct Hook {
     pub review_version: &'static str,
     /// `reinvocationPolicy: IfNeeded`.
     pub reinvoke: bool,
-    /// The client, or why none could be made (reported per call).
-    pub client: Result<Arc<Client>, String>,
+    /// Where the webhook lives, or why its clientConfig is unusable
+    /// (reported per call).
+    pub endpoint: Result<Endpoint, String>,
+    /// The client, made at the first call.
+    client: OnceLock<Result<Arc<Client>, String>>,
     /// `matchConditions`: every one must hold for the webhook to be called.
     pub match_conditions: Vec<Expression>,
+    /// `matchPolicy: Equivalent` (the default): rules may match the write
+    /// through another version of the same resource.
+    pub equivalent: bool,
+}
+
+/// A webhook's address.
+pub struct Endpoint {
+    /// The URL reviews are POSTed to, and the server's CA.
+    pub settings: Settings,
+    /// `host:port` as kube looks up the kubeconfig user for it.
+    pub host_port: String,
+    /// The Service fronting the webhook, resolved at each call.
+    pub service: Option<ServiceRef>,
+}
+
+/// `clientConfig.service`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceRef {
+    pub namespace: String,
+    pub name: String,
+    pub port: u16,
+}
+
+impl Hook {
+    /// The webhook's client, with the credentials `credentials` give it.
+    pub fn client(&self, credentials: Option<&Credentials>) -> Result<Arc<Client>, String> {
+        self.client
+            .get_or_init(|| {
+                let endpoint = self.endpoint.as_ref().map_err(Clone::clone)?;
+                let mut settings = endpoint.settings.clone();
+                if let Some(credentials) = credentials {
+                    credentials.apply(&endpoint.host_port, &mut settings)?;
+                }
+                Client::new(&settings).map(Arc::new)
+            })
+            .clone()
+    }
 }
 
 /// The variables a webhook's match conditions see.
@@ -118,7 +161,9 @@ pub fn compile(hook: &Value) -> Hook {
         timeout: Duration::from_secs(timeout),
         review_version,
         reinvoke: text(hook, "reinvocationPolicy") == "IfNeeded",
-        client: client(hook.get("clientConfig").unwrap_or(&Value::Null)).map(Arc::new),
+        endpoint: endpoint(hook.get("clientConfig").unwrap_or(&Value::Null)),
+        client: OnceLock::new(),
+        equivalent: text(hook, "matchPolicy") != "Exact",
         match_conditions: hook
             .get("matchConditions")
             .and_then(Value::as_array)
@@ -131,22 +176,37 @@ pub fn compile(hook: &Value) -> Hook {
 }
 
 /// The endpoint a client config names.
-fn client(config: &Value) -> Result<Client, String> {
-    let server = match (
+fn endpoint(config: &Value) -> Result<Endpoint, String> {
+    let (server, service) = match (
         config.get("url").and_then(Value::as_str),
         config.get("service"),
     ) {
-        (Some(url), _) => url.to_string(),
+        (Some(url), _) => (url.to_string(), None),
         (None, Some(service)) => {
-            let port = service.get("port").and_then(Value::as_u64).unwrap_or(443);
-            format!(
-                "https://{}.{}.svc:{port}{}",
-                text(service, "name"),
-                text(service, "namespace"),
-                text(service, "path")
-            )
+            let port = service
+                .get("port")
+                .and_then(Value::as_u64)
+                .and_then(|p| u16::try_from(p).ok())
+                .unwrap_or(443);
+            let service = ServiceRef {
+                namespace: text(service, "namespace").into(),
+                name: text(service, "name").into(),
+                port,
+            };
+            let path = text(config.get("service").unwrap_or(&Value::Null), "path");
+            let url = format!(
+                "https://{}.{}.svc:{port}{path}",
+                service.name, service.namespace
+            );
+            (url, Some(service))
         }
         (None, None) => return Err("the webhook has no url or service".into()),
+    };
+    let target = crate::util::url::UrlTarget::parse(&server)?;
+    let host = if target.host.contains(':') {
+        format!("[{}]", target.host)
+    } else {
+        target.host.clone()
     };
     let ca_pem = match config.get("caBundle").and_then(Value::as_str) {
         Some(b64) if !b64.is_empty() => Some(
@@ -156,9 +216,13 @@ fn client(config: &Value) -> Result<Client, String> {
         ),
         _ => None,
     };
-    Client::new(&Settings {
-        server,
-        ca_pem,
-        ..Settings::default()
+    Ok(Endpoint {
+        settings: Settings {
+            server,
+            ca_pem,
+            ..Settings::default()
+        },
+        host_port: format!("{host}:{}", target.port),
+        service,
     })
 }

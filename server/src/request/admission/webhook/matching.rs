@@ -2,7 +2,10 @@
 //! webhooks whose rules could match it, built once per change of the
 //! configurations, so a write of a kind no webhook names looks at none;
 //! then each candidate's rules (operation, group, version, resource and
-//! subresource, scope) and its namespace and object selectors.
+//! subresource, scope) and its namespace and object selectors. A webhook
+//! with `matchPolicy: Equivalent` whose rules miss the write's own version
+//! is called with the first equivalent one they match (the same stored
+//! objects served at another version or group), as kube does.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,6 +13,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::hook::{Hook, Rule};
+use crate::api::kind::KindSpec;
 use crate::api::kinds::label_selector;
 use crate::request::admission::Attributes;
 
@@ -62,34 +66,67 @@ impl Index {
         self.hooks.is_empty()
     }
 
-    /// The webhooks whose rules match the write, in call order.
+    /// The webhooks whose rules match the write, in call order, each with
+    /// the version it is called with; `equivalents` are the other kinds
+    /// serving the write's stored objects.
     #[must_use]
-    pub fn candidates(&self, attrs: &Attributes<'_>) -> Vec<Arc<Hook>> {
-        let key = (attrs.kind.group.clone(), attrs.kind.resource.clone());
-        let named = self.by_resource.get(&key).map_or(&[][..], Vec::as_slice);
-        if named.is_empty() && self.everywhere.is_empty() {
+    pub fn candidates(
+        &self,
+        attrs: &Attributes<'_>,
+        equivalents: &[Arc<KindSpec>],
+    ) -> Vec<Matched> {
+        let named = |kind: &KindSpec| {
+            let key = (kind.group.clone(), kind.resource.clone());
+            self.by_resource.get(&key).map_or(&[][..], Vec::as_slice)
+        };
+        let mut positions: Vec<usize> = self.everywhere.clone();
+        positions.extend(named(attrs.kind));
+        for kind in equivalents {
+            positions.extend(named(kind));
+        }
+        if positions.is_empty() {
             return Vec::new();
         }
-        let mut positions: Vec<usize> = named.iter().chain(&self.everywhere).copied().collect();
         positions.sort_unstable();
+        positions.dedup();
         positions
             .into_iter()
-            .map(|i| &self.hooks[i])
-            .filter(|hook| hook.rules.iter().any(|r| rule_matches(r, attrs)))
-            .cloned()
+            .filter_map(|i| {
+                let hook = &self.hooks[i];
+                let matches =
+                    |kind: &KindSpec| hook.rules.iter().any(|r| rule_matches(r, kind, attrs));
+                let via = if matches(attrs.kind) {
+                    None
+                } else if hook.equivalent {
+                    Some(Arc::clone(equivalents.iter().find(|k| matches(k))?))
+                } else {
+                    return None;
+                };
+                Some(Matched {
+                    hook: Arc::clone(hook),
+                    via,
+                })
+            })
             .collect()
     }
+}
+
+/// A webhook a write calls.
+#[derive(Clone)]
+pub struct Matched {
+    pub hook: Arc<Hook>,
+    /// The equivalent kind the webhook is called with, when its rules
+    /// match only that one; `None`: the write's own.
+    pub via: Option<Arc<KindSpec>>,
 }
 
 fn listed(list: &[String], value: &str) -> bool {
     list.iter().any(|v| v == "*" || v == value)
 }
 
-/// Whether `rule` covers the write. matchPolicy Equivalent adds nothing
-/// here: cairn serves each resource of a group at one version.
+/// Whether `rule` covers the write, seen as a write of `kind`.
 #[must_use]
-pub fn rule_matches(rule: &Rule, attrs: &Attributes<'_>) -> bool {
-    let kind = attrs.kind;
+pub fn rule_matches(rule: &Rule, kind: &KindSpec, attrs: &Attributes<'_>) -> bool {
     let subresource = attrs.subresource.unwrap_or("");
     listed(&rule.operations, attrs.operation.as_str())
         && listed(&rule.groups, &kind.group)

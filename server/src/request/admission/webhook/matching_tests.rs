@@ -29,7 +29,7 @@ fn hook(rules: serde_json::Value) -> Arc<Hook> {
     })))
 }
 
-fn names(hooks: &[Arc<Hook>]) -> usize {
+fn names(hooks: &[Matched]) -> usize {
     hooks.len()
 }
 
@@ -38,7 +38,7 @@ fn rules_match_operation_resource_subresource_and_scope() {
     let configmaps = kind("", "configmaps", true);
     let opts = WriteOptions::default();
     let create = Attributes::create(&configmaps, Some("ns"), "c", &opts);
-    let on = |rules| Index::new(vec![hook(rules)]).candidates(&create);
+    let on = |rules| Index::new(vec![hook(rules)]).candidates(&create, &[]);
     let rule = |ops: &[&str], res: &[&str], scope: &str| json!([{"operations": ops, "apiGroups": [""], "apiVersions": ["v1"], "resources": res, "scope": scope}]);
     assert_eq!(names(&on(rule(&["CREATE"], &["configmaps"], "*"))), 1);
     assert_eq!(names(&on(rule(&["UPDATE"], &["configmaps"], "*"))), 0);
@@ -53,9 +53,9 @@ fn rules_match_operation_resource_subresource_and_scope() {
     let old = json!({});
     let update = Attributes::update(&configmaps, Some("ns"), "c", &status, &old);
     let index = Index::new(vec![hook(rule(&["UPDATE"], &["*/status"], "*"))]);
-    assert_eq!(names(&index.candidates(&update)), 1);
+    assert_eq!(names(&index.candidates(&update, &[])), 1);
     let index = Index::new(vec![hook(rule(&["UPDATE"], &["configmaps"], "*"))]);
-    assert_eq!(names(&index.candidates(&update)), 0);
+    assert_eq!(names(&index.candidates(&update, &[])), 0);
 }
 
 #[test]
@@ -73,7 +73,7 @@ fn the_index_skips_unrelated_kinds() {
     let opts = WriteOptions::default();
     assert!(
         index
-            .candidates(&Attributes::create(&events, Some("ns"), "e", &opts))
+            .candidates(&Attributes::create(&events, Some("ns"), "e", &opts), &[])
             .is_empty()
     );
 }
@@ -99,4 +99,47 @@ fn selectors_read_object_and_namespace_labels() {
     let own = json!({"metadata": {"labels": {"env": "prod"}}});
     let ns_attrs = Attributes::create(&namespaces, None, "p", &opts);
     assert!(namespace_selected(&h, &ns_attrs, Some(&own), &dev));
+}
+
+#[test]
+fn equivalent_versions_match_unless_the_policy_is_exact() {
+    let v2 = KindSpec::new(
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        Schema::resource::<[(&str, Schema); 0], &str>([]),
+    );
+    let v1 = Arc::new(KindSpec::new(
+        "autoscaling",
+        "v1",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        Schema::resource::<[(&str, Schema); 0], &str>([]),
+    ));
+    let opts = WriteOptions::default();
+    let create = Attributes::create(&v2, Some("ns"), "h", &opts);
+    let rule = json!([{"operations": ["CREATE"], "apiGroups": ["autoscaling"], "apiVersions": ["v1"], "resources": ["horizontalpodautoscalers"]}]);
+    let equivalent = Index::new(vec![hook(rule.clone())]);
+    let matched = equivalent.candidates(&create, std::slice::from_ref(&v1));
+    assert_eq!(matched.len(), 1);
+    assert_eq!(
+        matched[0].via.as_ref().map(|k| k.version.as_str()),
+        Some("v1")
+    );
+    assert!(equivalent.candidates(&create, &[]).is_empty());
+    let exact = compile(&json!({
+        "name": "x.example.com", "clientConfig": {"url": "https://127.0.0.1:1/"},
+        "rules": rule, "matchPolicy": "Exact"
+    }));
+    assert!(!exact.equivalent);
+    let exact = Index::new(vec![Arc::new(exact)]);
+    assert!(exact.candidates(&create, &[v1]).is_empty());
+    let own = Index::new(vec![hook(
+        json!([{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["v2"], "resources": ["*"]}]),
+    )]);
+    let matched = own.candidates(&create, &[]);
+    assert!(matched.len() == 1 && matched[0].via.is_none());
 }

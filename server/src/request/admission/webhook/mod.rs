@@ -7,13 +7,16 @@
 //! changed the object. Validating webhooks are called in parallel and any
 //! refusal refuses the write. A webhook that cannot be reached, times out
 //! or answers nonsense fails the write unless its `failurePolicy` is
-//! Ignore.
+//! Ignore. A webhook matched through an equivalent version sees the
+//! objects in that version, and its patch is taken back to the write's.
 
 mod conditions;
+pub mod credentials;
 mod hook;
 mod matching;
 mod metrics;
 mod review;
+mod target;
 
 use std::sync::Arc;
 
@@ -26,19 +29,25 @@ use crate::api::error::ApiError;
 use crate::api::informer::{Informer, KeyValue, Shared};
 use crate::api::keys;
 use crate::api::kind::KindSpec;
+use crate::api::registry::Registry;
+use crate::api::store::Store;
 use crate::request::admission::{
     Attributes, MutatingAdmission, Operation, Pins, ValidatingAdmission,
 };
 use crate::storage::{Revision, Storage};
 use crate::util::maybe_async::MaybeAsync;
+use credentials::Credentials;
 use hook::Hook;
-use matching::Index;
+use matching::{Index, Matched};
 use metrics::Outcome;
+use target::Target;
 
 type Configurations = Shared<Arc<Vec<Arc<Hook>>>>;
 
 /// One review ready to send.
 struct Call {
+    /// The client and the address to dial, or why there is none.
+    target: Result<Target, String>,
     body: Bytes,
     uid: String,
     mutating: bool,
@@ -64,6 +73,19 @@ pub struct Webhooks {
     /// The index of the configurations as of a cache revision.
     index: Mutex<(Option<Revision>, Arc<Index>)>,
     domain: String,
+    /// What the plugin's `kubeConfigFile` gives each webhook host.
+    credentials: Option<Arc<Credentials>>,
+    /// Reads Services and their endpoints for webhooks behind a Service.
+    reads: Store,
+}
+
+/// What every webhook plugin is started with.
+pub struct Setting {
+    pub storage: Arc<dyn Storage>,
+    pub registry: Arc<Registry>,
+    pub namespaces_kind: Arc<KindSpec>,
+    pub domain: String,
+    pub credentials: Option<Arc<Credentials>>,
 }
 
 fn namespace_labels(kv: &KeyValue) -> Option<Map<String, Value>> {
@@ -81,23 +103,36 @@ impl Webhooks {
     #[must_use]
     pub fn start(
         plugin: &'static str,
-        storage: &Arc<dyn Storage>,
         kind: &KindSpec,
-        namespaces_kind: Arc<KindSpec>,
-        domain: &str,
+        setting: &Setting,
         stop: &watch::Receiver<bool>,
     ) -> Webhooks {
+        let storage = &setting.storage;
         let over =
             |k: &KindSpec| Informer::over(Arc::clone(storage), keys::collection_prefix(k, None));
         metrics::metrics();
+        let no_admission = Arc::new(crate::request::admission::Chain::new(
+            Vec::new(),
+            Vec::new(),
+        ));
         Webhooks {
             plugin,
             mutating: plugin == crate::request::admission::plugins::MUTATING_WEBHOOK,
             configurations: Shared::spawn(over(kind), hook::project, stop.clone()),
-            namespaces: Shared::spawn(over(&namespaces_kind), namespace_labels, stop.clone()),
-            namespaces_kind,
+            namespaces: Shared::spawn(
+                over(&setting.namespaces_kind),
+                namespace_labels,
+                stop.clone(),
+            ),
+            namespaces_kind: Arc::clone(&setting.namespaces_kind),
             index: Mutex::new((None, Arc::new(Index::default()))),
-            domain: domain.to_string(),
+            domain: setting.domain.clone(),
+            credentials: setting.credentials.clone(),
+            reads: Store::new(
+                Arc::clone(storage),
+                Arc::clone(&setting.registry),
+                no_admission,
+            ),
         }
     }
 
@@ -114,7 +149,7 @@ impl Webhooks {
     }
 
     /// The webhooks to call for the write, after rules and selectors.
-    fn matching(&self, attrs: &Attributes<'_>, object: Option<&Value>) -> Vec<Arc<Hook>> {
+    fn matching(&self, attrs: &Attributes<'_>, object: Option<&Value>) -> Vec<Matched> {
         let index = self.index();
         if index.is_empty() {
             return Vec::new();
@@ -123,11 +158,12 @@ impl Webhooks {
             let key = keys::object_key(&self.namespaces_kind, None, ns);
             self.namespaces.read().get(&key).cloned()
         };
+        let equivalents = self.reads.registry.equivalents(attrs.kind);
         index
-            .candidates(attrs)
+            .candidates(attrs, &equivalents)
             .into_iter()
-            .filter(|h| matching::object_selected(h, object, attrs.old_object))
-            .filter(|h| matching::namespace_selected(h, attrs, object, &labels))
+            .filter(|m| matching::object_selected(&m.hook, object, attrs.old_object))
+            .filter(|m| matching::namespace_selected(&m.hook, attrs, object, &labels))
             .collect()
     }
 
@@ -135,19 +171,14 @@ impl Webhooks {
     /// `Ok(None)` when a failure is ignored.
     async fn call(hook: Arc<Hook>, call: Call) -> Result<Option<review::Answer>, ApiError> {
         let started = std::time::Instant::now();
-        let result = Self::ask(&hook, call.body, &call.uid).await;
+        let (mutating, operation) = (call.mutating, call.operation);
+        let result = Self::ask(&hook, call).await;
         let outcome = match &result {
             Ok(_) => Outcome::Allowed,
             Err(Rejection::Denied(e)) => Outcome::Denied(e.code()),
             Err(Rejection::Failed(_)) => Outcome::CallFailed,
         };
-        metrics::metrics().observe(
-            &hook.name,
-            call.mutating,
-            call.operation,
-            outcome,
-            started.elapsed(),
-        );
+        metrics::metrics().observe(&hook.name, mutating, operation, outcome, started.elapsed());
         match result {
             Ok(answer) => Ok(Some(answer)),
             Err(Rejection::Denied(e)) => Err(e),
@@ -163,32 +194,30 @@ impl Webhooks {
     }
 
     /// One exchange with the webhook.
-    async fn ask(hook: &Hook, body: Bytes, uid: &str) -> Result<review::Answer, Rejection> {
-        let client = hook
+    async fn ask(hook: &Hook, call: Call) -> Result<review::Answer, Rejection> {
+        let target = call.target.map_err(Rejection::Failed)?;
+        let answer = target
             .client
-            .as_ref()
-            .map_err(|e| Rejection::Failed(e.clone()))?;
-        let answer = client
-            .post(body, hook.timeout)
+            .post_via(target.via, call.body, hook.timeout)
             .await
             .map_err(Rejection::Failed)?;
-        match review::answer(&hook.name, &answer, uid) {
+        match review::answer(&hook.name, &answer, &call.uid) {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(denied)) => Err(Rejection::Denied(denied)),
             Err(e) => Err(Rejection::Failed(e)),
         }
     }
 
-    /// The review body for `hook` and its uid; refuses a dry run the
-    /// webhook cannot take.
-    fn review(
+    /// The review body for the matched webhook, which sees the write as
+    /// `seen`, and its uid; refuses a dry run the webhook cannot take.
+    async fn review(
         &self,
         hook: &Hook,
         attrs: &Attributes<'_>,
-        object: Option<&Value>,
+        seen: &review::Seen<'_>,
     ) -> Result<Option<Call>, ApiError> {
         let uid = crate::util::random::uuid_v4();
-        let body = review::request(attrs, object, &self.domain, hook.review_version, &uid);
+        let body = review::request(attrs, seen, &self.domain, hook.review_version, &uid);
         match conditions::hold(hook, &body["request"]) {
             Ok(true) => {}
             Ok(false) => return Ok(None),
@@ -210,7 +239,9 @@ impl Webhooks {
             )));
         }
         let bytes = serde_json::to_vec(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
+        let target = Target::of(hook, self.credentials.as_deref(), &self.reads).await;
         Ok(Some(Call {
+            target,
             body: Bytes::from(bytes),
             uid,
             mutating: self.mutating,
@@ -226,14 +257,14 @@ impl Webhooks {
     async fn mutate(&self, attrs: &Attributes<'_>, object: &mut Value) -> Result<(), ApiError> {
         let hooks = self.matching(attrs, Some(object));
         let mut changed_after: Vec<bool> = vec![false; hooks.len()];
-        for (i, hook) in hooks.iter().enumerate() {
-            if self.mutate_once(hook, attrs, object).await? {
+        for (i, matched) in hooks.iter().enumerate() {
+            if self.mutate_once(matched, attrs, object).await? {
                 changed_after[..i].iter_mut().for_each(|c| *c = true);
             }
         }
-        for (hook, changed) in hooks.iter().zip(changed_after) {
-            if hook.reinvoke && changed {
-                self.mutate_once(hook, attrs, object).await?;
+        for (matched, changed) in hooks.iter().zip(changed_after) {
+            if matched.hook.reinvoke && changed {
+                self.mutate_once(matched, attrs, object).await?;
             }
         }
         Ok(())
@@ -242,11 +273,19 @@ impl Webhooks {
     /// One call of a mutating webhook; whether its patch changed the object.
     async fn mutate_once(
         &self,
-        hook: &Arc<Hook>,
+        matched: &Matched,
         attrs: &Attributes<'_>,
         object: &mut Value,
     ) -> Result<bool, ApiError> {
-        let Some(call) = self.review(hook, attrs, Some(object))? else {
+        let hook = &matched.hook;
+        let (seen_object, seen_old) = review::versions(matched, attrs, Some(object));
+        let seen_object = seen_object.unwrap_or_default();
+        let seen = review::Seen {
+            kind: matched.via.as_deref().unwrap_or(attrs.kind),
+            object: Some(&seen_object),
+            old: seen_old.as_deref(),
+        };
+        let Some(call) = self.review(hook, attrs, &seen).await? else {
             return Ok(false);
         };
         let Some(answer) = Self::call(Arc::clone(hook), call).await? else {
@@ -256,15 +295,20 @@ impl Webhooks {
         let Some(patch) = answer.patch else {
             return Ok(false);
         };
-        let patched = crate::api::patch::json(object, &patch).map_err(|e| {
+        let patched = crate::api::patch::json(&seen_object, &patch).map_err(|e| {
             ApiError::Internal(format!(
                 "failed calling webhook {:?}: the patch does not apply: {e}",
                 hook.name
             ))
         })?;
-        let changed = patched != *object;
-        *object = patched;
-        Ok(changed)
+        if patched == *seen_object {
+            return Ok(false);
+        }
+        *object = match &matched.via {
+            Some(via) => review::convert(via, attrs.kind, &patched),
+            None => patched,
+        };
+        Ok(true)
     }
 
     /// The validating webhooks, all at once; the first refusal in call
@@ -276,10 +320,17 @@ impl Webhooks {
     ) -> Result<(), ApiError> {
         let hooks = self.matching(attrs, object.or(attrs.old_object));
         let mut calls = Vec::with_capacity(hooks.len());
-        for hook in hooks {
-            let Some(call) = self.review(&hook, attrs, object)? else {
+        for matched in hooks {
+            let (seen_object, seen_old) = review::versions(&matched, attrs, object);
+            let seen = review::Seen {
+                kind: matched.via.as_deref().unwrap_or(attrs.kind),
+                object: seen_object.as_deref(),
+                old: seen_old.as_deref(),
+            };
+            let Some(call) = self.review(&matched.hook, attrs, &seen).await? else {
                 continue;
             };
+            let hook = matched.hook;
             calls.push((hook.name.clone(), tokio::spawn(Self::call(hook, call))));
         }
         let mut outcome = Ok(());

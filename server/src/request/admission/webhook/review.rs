@@ -2,26 +2,69 @@
 //! fields) and what its answer means: allowed, or denied with the Status
 //! kube builds from it; a JSONPatch to apply; warnings.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use super::matching::Matched;
 use crate::api::error::ApiError;
+use crate::api::kind::KindSpec;
 use crate::request::admission::{Attributes, Operation, Options};
 
+/// The write as one webhook sees it: the kind it is called with, and the
+/// new and old objects in that kind's version.
+pub struct Seen<'a> {
+    pub kind: &'a KindSpec,
+    pub object: Option<&'a Value>,
+    pub old: Option<&'a Value>,
+}
+
+/// `object`, served as `from`, in `to`'s version (through the stored form
+/// they share).
+#[must_use]
+pub fn convert(from: &KindSpec, to: &KindSpec, object: &Value) -> Value {
+    to.storage_to_served(from.served_to_storage(object.clone()))
+}
+
+/// The new and old objects in the version `matched` is called with.
+#[must_use]
+pub fn versions<'a>(
+    matched: &Matched,
+    attrs: &Attributes<'a>,
+    object: Option<&'a Value>,
+) -> (Option<Cow<'a, Value>>, Option<Cow<'a, Value>>) {
+    let view = |o: Option<&'a Value>| {
+        o.map(|o| match &matched.via {
+            Some(via) => Cow::Owned(convert(attrs.kind, via, o)),
+            None => Cow::Borrowed(o),
+        })
+    };
+    (view(object), view(attrs.old_object))
+}
+
+fn group_kind(kind: &KindSpec, name: &str) -> Value {
+    json!({"group": kind.group, "version": kind.version, "kind": name})
+}
+
+fn group_resource(kind: &KindSpec) -> Value {
+    json!({"group": kind.group, "version": kind.version, "resource": kind.resource})
+}
+
 /// The review POSTed for a write; `uid` identifies it in the answer.
+/// `kind` and `resource` are the version the webhook matched,
+/// `requestKind` and `requestResource` the write's own.
 #[must_use]
 pub fn request(
     attrs: &Attributes<'_>,
-    object: Option<&Value>,
+    seen: &Seen<'_>,
     domain: &str,
     version: &str,
     uid: &str,
 ) -> Value {
-    let kind = attrs.kind;
-    let kind_name = attrs.object_kind.unwrap_or(&kind.kind);
-    let group_kind = json!({"group": kind.group, "version": kind.version, "kind": kind_name});
-    let resource = json!({"group": kind.group, "version": kind.version, "resource": kind.resource});
+    let own = attrs.kind;
+    let kind_name = |kind: &KindSpec| attrs.object_kind.unwrap_or(&kind.kind).to_string();
     let user = attrs.user;
     let mut user_info = json!({"username": user.name});
     if !user.uid.is_empty() {
@@ -35,13 +78,13 @@ pub fn request(
     }
     let mut request = Map::new();
     request.insert("uid".into(), uid.into());
-    request.insert("kind".into(), group_kind.clone());
-    request.insert("resource".into(), resource.clone());
+    request.insert("kind".into(), group_kind(seen.kind, &kind_name(seen.kind)));
+    request.insert("resource".into(), group_resource(seen.kind));
     if let Some(sub) = attrs.subresource {
         request.insert("subResource".into(), sub.into());
     }
-    request.insert("requestKind".into(), group_kind);
-    request.insert("requestResource".into(), resource);
+    request.insert("requestKind".into(), group_kind(own, &kind_name(own)));
+    request.insert("requestResource".into(), group_resource(own));
     if let Some(sub) = attrs.subresource {
         request.insert("requestSubResource".into(), sub.into());
     }
@@ -53,11 +96,8 @@ pub fn request(
     }
     request.insert("operation".into(), attrs.operation.as_str().into());
     request.insert("userInfo".into(), user_info);
-    request.insert("object".into(), object.cloned().unwrap_or(Value::Null));
-    request.insert(
-        "oldObject".into(),
-        attrs.old_object.cloned().unwrap_or(Value::Null),
-    );
+    request.insert("object".into(), seen.object.cloned().unwrap_or(Value::Null));
+    request.insert("oldObject".into(), seen.old.cloned().unwrap_or(Value::Null));
     request.insert("dryRun".into(), attrs.dry_run().into());
     request.insert("options".into(), options(attrs, domain));
     json!({

@@ -74,7 +74,12 @@ fn the_request_names_the_write() {
     let old = json!({"metadata": {"name": "c"}});
     let attrs = Attributes::update(&kind, Some("ns"), "c", &opts, &old);
     let new = json!({"metadata": {"name": "c", "labels": {"a": "b"}}});
-    let review = request(&attrs, Some(&new), "k8s.io", "v1beta1", "u-2");
+    let seen = Seen {
+        kind: &kind,
+        object: Some(&new),
+        old: Some(&old),
+    };
+    let review = request(&attrs, &seen, "k8s.io", "v1beta1", "u-2");
     assert_eq!(review["apiVersion"], "admission.k8s.io/v1beta1");
     let r = &review["request"];
     assert_eq!(r["uid"], "u-2");

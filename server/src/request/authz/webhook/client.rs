@@ -5,6 +5,7 @@
 //! pause, as Kubernetes' webhook backoff does, at most `MAX_ATTEMPTS` times
 //! and never past the timeout.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -38,8 +39,12 @@ pub struct Client {
     tls: Option<(TlsConnector, ServerName<'static>)>,
     /// `Bearer <token>`; a secret, never logged.
     authorization: Option<http::HeaderValue>,
-    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+    idle: Mutex<Vec<Idle>>,
 }
+
+/// An idle connection and the address it was dialled at (`None`: the
+/// URL's host).
+type Idle = (Option<SocketAddr>, SendRequest<Full<Bytes>>);
 
 /// Why one attempt failed, and whether another may succeed.
 enum Failure {
@@ -63,10 +68,23 @@ impl Client {
         } else {
             None
         };
-        let authorization = match &settings.token {
-            Some(token) => {
-                let mut value = http::HeaderValue::try_from(format!("Bearer {token}"))
-                    .map_err(|_| "the webhook token is not a valid header value".to_string())?;
+        let credential = match (&settings.token, &settings.basic) {
+            (Some(token), _) => Some(format!("Bearer {token}")),
+            (None, Some((user, password))) => {
+                use base64::Engine as _;
+                let pair = format!("{user}:{password}");
+                Some(format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                ))
+            }
+            (None, None) => None,
+        };
+        let authorization = match credential {
+            Some(credential) => {
+                let mut value = http::HeaderValue::try_from(credential).map_err(|_| {
+                    "the webhook credentials are not a valid header value".to_string()
+                })?;
                 value.set_sensitive(true);
                 Some(value)
             }
@@ -88,11 +106,23 @@ impl Client {
     /// POSTs `body` and returns the answer's bytes (2xx only), retrying
     /// transient failures until `timeout` has passed since the call.
     pub async fn post(&self, body: Bytes, timeout: Duration) -> Result<Bytes, String> {
+        self.post_via(None, body, timeout).await
+    }
+
+    /// As `post`, dialling `via` (a resolved Service endpoint) instead of
+    /// the URL's host, whose name the TLS certificate is still checked
+    /// against.
+    pub async fn post_via(
+        &self,
+        via: Option<SocketAddr>,
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Bytes, String> {
         let deadline = Instant::now() + timeout;
         let mut pause = FIRST_PAUSE;
         let mut attempt = 1;
         loop {
-            let outcome = tokio::time::timeout_at(deadline, self.attempt(body.clone())).await;
+            let outcome = tokio::time::timeout_at(deadline, self.attempt(via, body.clone())).await;
             let error = match outcome {
                 Err(_) => return Err(format!("POST {}: timed out after {timeout:?}", self.url())),
                 Ok(Ok(answer)) => return Ok(answer),
@@ -109,9 +139,9 @@ impl Client {
         }
     }
 
-    async fn attempt(&self, body: Bytes) -> Result<Bytes, Failure> {
+    async fn attempt(&self, via: Option<SocketAddr>, body: Bytes) -> Result<Bytes, Failure> {
         let url = self.url();
-        let mut sender = self.connection().await?;
+        let mut sender = self.connection(via).await?;
         let mut request = http::Request::post(&self.target.path_and_query)
             .header(http::header::HOST, &self.target.authority)
             .header(http::header::CONTENT_TYPE, "application/json")
@@ -132,7 +162,7 @@ impl Client {
             .await
             .map_err(|e| Failure::Transient(format!("POST {url}: reading the answer: {e}")))?
             .to_bytes();
-        self.keep(sender);
+        self.keep(via, sender);
         if status.is_success() {
             return Ok(answer);
         }
@@ -145,9 +175,17 @@ impl Client {
     }
 
     /// An idle connection that is still open, or a new one, ready to send.
-    async fn connection(&self) -> Result<SendRequest<Full<Bytes>>, Failure> {
+    async fn connection(
+        &self,
+        via: Option<SocketAddr>,
+    ) -> Result<SendRequest<Full<Bytes>>, Failure> {
         loop {
-            let Some(mut sender) = self.idle.lock().pop() else {
+            let taken = {
+                let mut idle = self.idle.lock();
+                let at = idle.iter().rposition(|(dialled, _)| *dialled == via);
+                at.map(|i| idle.swap_remove(i).1)
+            };
+            let Some(mut sender) = taken else {
                 break;
             };
             if sender.ready().await.is_ok() {
@@ -155,9 +193,11 @@ impl Client {
             }
         }
         let url = self.url();
-        let tcp = TcpStream::connect((self.target.host.as_str(), self.target.port))
-            .await
-            .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
+        let tcp = match via {
+            Some(address) => TcpStream::connect(address).await,
+            None => TcpStream::connect((self.target.host.as_str(), self.target.port)).await,
+        }
+        .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
         let _ = tcp.set_nodelay(true);
         let handshake = |e: hyper::Error| Failure::Final(format!("POST {url}: {e}"));
         let sender = match &self.tls {
@@ -189,10 +229,10 @@ impl Client {
         Ok(sender)
     }
 
-    fn keep(&self, sender: SendRequest<Full<Bytes>>) {
+    fn keep(&self, via: Option<SocketAddr>, sender: SendRequest<Full<Bytes>>) {
         let mut idle = self.idle.lock();
         if idle.len() < MAX_IDLE && !sender.is_closed() {
-            idle.push(sender);
+            idle.push((via, sender));
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct Settings {
     pub client_cert_pem: Option<Vec<u8>>,
     pub client_key_pem: Option<Vec<u8>>,
     pub token: Option<String>,
+    /// HTTP basic credentials (`username`, `password`).
+    pub basic: Option<(String, String)>,
 }
 
 impl std::fmt::Debug for Settings {
@@ -37,6 +39,7 @@ impl std::fmt::Debug for Settings {
             .field("insecure", &self.insecure)
             .field("client_cert", &self.client_cert_pem.is_some())
             .field("token", &self.token.is_some())
+            .field("basic", &self.basic.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -113,26 +116,36 @@ fn parse(doc: &Value, base: &Path) -> Result<Settings, String> {
         ..Settings::default()
     };
     if let Some(user) = user {
-        settings.client_cert_pem = material(user, "client-certificate", base)?;
-        settings.client_key_pem = material(user, "client-key", base)?;
-        if settings.client_cert_pem.is_some() != settings.client_key_pem.is_some() {
-            return Err("the user needs both a client certificate and its key".into());
-        }
-        let token = field(user, "token");
-        settings.token = if token.is_empty() {
-            match field(user, "tokenFile") {
-                f if f.is_empty() => None,
-                f => Some(read_token(&resolve(base, &f))?),
-            }
-        } else {
-            Some(token)
-        };
+        apply_user(&mut settings, user, base)?;
     }
     Ok(settings)
 }
 
+/// Gives `settings` the credentials of a kubeconfig `user` entry: a client
+/// certificate and key, a token (inline or `tokenFile`), or a username and
+/// password.
+pub fn apply_user(settings: &mut Settings, user: &Value, base: &Path) -> Result<(), String> {
+    settings.client_cert_pem = material(user, "client-certificate", base)?;
+    settings.client_key_pem = material(user, "client-key", base)?;
+    if settings.client_cert_pem.is_some() != settings.client_key_pem.is_some() {
+        return Err("the user needs both a client certificate and its key".into());
+    }
+    let token = field(user, "token");
+    settings.token = if token.is_empty() {
+        match field(user, "tokenFile") {
+            f if f.is_empty() => None,
+            f => Some(read_token(&resolve(base, &f))?),
+        }
+    } else {
+        Some(token)
+    };
+    let username = field(user, "username");
+    settings.basic = (!username.is_empty()).then(|| (username, field(user, "password")));
+    Ok(())
+}
+
 /// The entries of a named list (`clusters: [{name, cluster: {...}}]`).
-fn named<'a>(doc: &'a Value, list: &str, inner: &str) -> Vec<(&'a str, &'a Value)> {
+pub fn named<'a>(doc: &'a Value, list: &str, inner: &str) -> Vec<(&'a str, &'a Value)> {
     doc.get(list)
         .and_then(Value::as_array)
         .map(|items| {
