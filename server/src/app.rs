@@ -101,7 +101,9 @@ pub fn admission_chain(
     use admission::default_toleration_seconds::{
         DEFAULT_TOLERATION_SECONDS, DefaultTolerationSeconds,
     };
+    use admission::limit_ranger::{LIMIT_RANGER, LimitRanger};
     use admission::plugins::{MUTATING_WEBHOOK, NAMESPACE_LIFECYCLE, VALIDATING_WEBHOOK};
+    use admission::service_account::{SERVICE_ACCOUNT, ServiceAccountAdmission};
     let namespaces = registry
         .lookup("", "v1", "namespaces")
         .expect("namespaces are built in");
@@ -118,7 +120,25 @@ pub fn admission_chain(
         };
         Some(Arc::new(Webhooks::start(plugin, &kind, &setting, stop)))
     };
+    let accounts = registry
+        .lookup("", "v1", "serviceaccounts")
+        .expect("service accounts are built in");
+    let service_accounts = plugins
+        .has(SERVICE_ACCOUNT)
+        .then(|| Arc::new(ServiceAccountAdmission::new(Arc::clone(storage), accounts)));
+    let limit_ranger = plugins.has(LIMIT_RANGER).then(|| {
+        let kind = registry
+            .lookup("", "v1", "limitranges")
+            .expect("limit ranges are built in");
+        Arc::new(LimitRanger::new(Arc::clone(storage), kind))
+    });
     let mut mutating: Vec<Arc<dyn admission::MutatingAdmission>> = Vec::new();
+    if let Some(plugin) = &limit_ranger {
+        mutating.push(plugin.clone());
+    }
+    if let Some(plugin) = &service_accounts {
+        mutating.push(plugin.clone());
+    }
     if plugins.has(DEFAULT_TOLERATION_SECONDS) {
         let (not_ready_seconds, unreachable_seconds) = plugins.toleration_seconds;
         mutating.push(Arc::new(DefaultTolerationSeconds {
@@ -135,6 +155,12 @@ pub fn admission_chain(
             Arc::clone(storage),
             Arc::clone(&namespaces),
         )));
+    }
+    if let Some(plugin) = limit_ranger {
+        validating.push(plugin);
+    }
+    if let Some(plugin) = service_accounts {
+        validating.push(plugin);
     }
     if let Some(authorization) = authorization {
         validating.push(Arc::new(CreateOnUpdate::new(Arc::clone(

@@ -20,6 +20,7 @@ pub mod linearizability;
 pub mod metrics_text;
 pub mod proxy;
 pub mod selection;
+mod settle;
 pub mod tls;
 
 use std::net::TcpListener;
@@ -210,6 +211,7 @@ impl Server {
             kubectl_cache: tempfile::tempdir().map_err(|e| e.to_string())?,
         };
         server.wait_ready()?;
+        server.settle();
         Ok(server)
     }
 

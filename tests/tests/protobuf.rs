@@ -186,6 +186,7 @@ fn protobuf_responses_bodies_watch_errors_and_fallbacks() {
             .status,
         201
     );
+    s.settle_namespace("w");
     // A create with a body encoded by prost from the real field numbers.
     let mut cm = ConfigMap {
         metadata: Some(ObjectMeta {
@@ -350,7 +351,8 @@ fn protobuf_responses_bodies_watch_errors_and_fallbacks() {
         s.get("/api/v1/namespaces/w/configmaps").json()["items"]
             .as_array()
             .map(Vec::len),
-        Some(2)
+        Some(3),
+        "the two created and kube-root-ca.crt"
     );
 
     // DeleteOptions in protobuf: a failed precondition, a dry run, a delete.
@@ -542,6 +544,8 @@ fn pods_travel_as_protobuf_as_far_as_modelled() {
                  "env": [{"name": "MODE", "value": "fast"}],
                  "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": 1}}}],
                  "nodeSelector": {"disktype": "ssd"}, "nodeName": "n1", "priority": 10,
+                 // No token volume: volumes are not modelled in protobuf.
+                 "automountServiceAccountToken": false,
                  "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 30}]}});
     assert_eq!(s.post("/api/v1/namespaces/p/pods", &pod).status, 201);
     let status = json!({"status": {"phase": "Running", "hostIP": "10.0.0.5", "podIP": "10.244.1.7",
@@ -709,6 +713,7 @@ fn live_json_and_protobuf_watchers_each_get_their_encoding() {
         .status,
         201
     );
+    s.settle_namespace("both");
     let list = s.get("/api/v1/namespaces/both/configmaps").json();
     let rv = str_at(&list, "metadata.resourceVersion")
         .expect("rv")

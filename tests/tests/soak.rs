@@ -177,7 +177,10 @@ fn writers_and_watchers_under_compaction_lose_nothing_and_stay_flat() {
         &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "soak"}}),
     );
     assert_eq!(ns.status, 201, "{}", ns.text());
-    let start_rv = ns.json()["metadata"]["resourceVersion"]
+    // Watched from after the namespace's kube-root-ca.crt: every later
+    // change is a writer's.
+    server.settle_namespace("soak");
+    let start_rv = server.get(NAMESPACE_PATH).json()["metadata"]["resourceVersion"]
         .as_str()
         .expect("rv")
         .to_string();

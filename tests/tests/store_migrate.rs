@@ -94,6 +94,7 @@ fn fill(s: &Server) {
         assert_eq!(r.status, 201, "{path}: {}", r.text());
     };
     created("/api/v1/namespaces", json!({"metadata": {"name": "mig"}}));
+    s.settle_namespace("mig");
     created(CRDS, gadget_crd());
     wait_until("the CRD to be established", || crd_established(s));
     for i in 0..30 {
@@ -139,7 +140,8 @@ fn a_data_directory_moves_into_etcd_and_back_with_every_object_unchanged() {
     let mut s = Server::start_on(&data, &[]);
     fill(&s);
     let before = objects(&s);
-    assert_eq!(before.len(), 30 + 1 + 1 + 5);
+    // 30 ConfigMaps and kube-root-ca.crt, a Secret, an Event, 5 gadgets.
+    assert_eq!(before.len(), 30 + 1 + 1 + 1 + 5);
 
     // While the server holds the directory: refused, naming the lock.
     let etcd = Etcd::start();
@@ -172,14 +174,17 @@ fn a_data_directory_moves_into_etcd_and_back_with_every_object_unchanged() {
         .map(|o| o["metadata"]["resourceVersion"].as_str().expect("rv"))
         .collect();
     versions.dedup();
-    assert_eq!(versions.len(), 30);
+    assert_eq!(versions.len(), 31);
     on_etcd.stop();
 
     let back_dir = tempfile::tempdir().expect("tempdir");
     let back = back_dir.path().join("data");
     let stdout = assert_success(&migrate("from-etcd", &back, &etcd));
     assert!(stdout.contains("etcd → data directory"), "{stdout}");
-    let s = Server::start_on(&back, &[]);
+    // The new directory has a new cluster CA: the published root CA
+    // stays the migrated one only when given.
+    let root_ca = data.join("pki/ca.crt").display().to_string();
+    let s = Server::start_on(&back, &["--root-ca-file", &root_ca]);
     wait_until("the CRD to be served", || s.get(GADGETS).status == 200);
     assert_eq!(objects(&s), before);
 }

@@ -74,6 +74,7 @@ fn tables_for_every_kind() {
         "/api/v1/namespaces",
         &json!({"metadata": {"name": "t"}}),
     );
+    s.settle_namespace("t");
     let ns = "/api/v1/namespaces/t";
     create(
         &s,
@@ -321,7 +322,10 @@ fn tables_for_every_kind() {
             _ => break,
         }
     }
-    assert_eq!(names, ["cm", "page-0", "page-1", "page-2"]);
+    assert_eq!(
+        names,
+        ["cm", "kube-root-ca.crt", "page-0", "page-1", "page-2"]
+    );
 
     // Watch: each event a one-row Table, definitions only on the first.
     let r = get_as(
@@ -336,7 +340,7 @@ fn tables_for_every_kind() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("event"))
         .collect();
-    assert_eq!(events.len(), 4, "{}", r.text());
+    assert_eq!(events.len(), 5, "{}", r.text());
     for (i, e) in events.iter().enumerate() {
         assert_eq!(e["type"], "ADDED");
         assert_eq!(e["object"]["kind"], "Table");
@@ -390,7 +394,8 @@ fn gzip_for_large_responses() {
     );
     assert_eq!(t.header("content-encoding"), Some("gzip"));
     let t: Value = serde_json::from_slice(&gunzip(&t.body)).expect("json");
-    assert_eq!(t["rows"].as_array().map(Vec::len), Some(40));
+    // The 40 ConfigMaps and the namespace's kube-root-ca.crt.
+    assert_eq!(t["rows"].as_array().map(Vec::len), Some(41));
 
     // Small bodies and watch streams are not.
     let small = s.request(
@@ -408,7 +413,7 @@ fn gzip_for_large_responses() {
         None,
     );
     assert_eq!(watch.header("content-encoding"), None);
-    assert_eq!(watch.text().lines().count(), 40);
+    assert_eq!(watch.text().lines().count(), 41);
 }
 
 #[test]
@@ -423,7 +428,7 @@ fn gzip_off_with_its_gate() {
     );
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-encoding"), None);
-    assert_eq!(r.json()["items"].as_array().map(Vec::len), Some(40));
+    assert_eq!(r.json()["items"].as_array().map(Vec::len), Some(41));
 }
 
 fn to_cbor(v: &Value) -> Vec<u8> {
@@ -599,7 +604,7 @@ fn cbor_round_trips_with_the_gate_on() {
                 .to_string(),
         );
     }
-    assert_eq!(names, ["c1", "c2"]);
+    assert_eq!(names, ["c1", "c2", "kube-root-ca.crt"]);
 }
 
 #[test]

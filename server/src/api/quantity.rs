@@ -3,9 +3,13 @@
 //! CEL quantity library computes with them, and pods' QoS class compares
 //! requests and limits with them as Kubernetes compares them.
 
+mod format;
+
 use std::cmp::Ordering;
 
 use serde_json::Value;
+
+pub use format::{Format, canonical_text};
 
 /// Why a string is not a quantity; Kubernetes' own words.
 pub const QUANTITY_ERROR: &str =

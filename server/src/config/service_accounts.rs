@@ -39,6 +39,12 @@ pub struct ServiceAccountFlags {
     /// `https://<advertised address>/openid/v1/jwks`).
     #[arg(long)]
     pub service_account_jwks_uri: Option<String>,
+    /// CA bundle (PEM) published as `ca.crt` in every namespace's
+    /// `kube-root-ca.crt` ConfigMap, which pods' service-account volumes
+    /// carry (kube-controller-manager's flag; default: the cluster CA,
+    /// `<data-dir>/pki/ca.crt`).
+    #[arg(long)]
+    pub root_ca_file: Option<PathBuf>,
 }
 
 /// The service-account settings, with their defaults filled in.
@@ -52,6 +58,7 @@ pub struct ServiceAccountConfig {
     pub api_audiences: Vec<String>,
     pub max_token_expiration: Option<Duration>,
     pub jwks_uri: Option<String>,
+    pub root_ca_file: Option<PathBuf>,
 }
 
 impl From<ServiceAccountFlags> for ServiceAccountConfig {
@@ -73,11 +80,21 @@ impl From<ServiceAccountFlags> for ServiceAccountConfig {
             api_audiences,
             max_token_expiration: f.service_account_max_token_expiration,
             jwks_uri: f.service_account_jwks_uri,
+            root_ca_file: f.root_ca_file,
         }
     }
 }
 
 impl ServiceAccountConfig {
+    /// The CA bundle pods are given to verify this server; the error is one
+    /// line naming the file.
+    pub fn root_ca_pem(&self, data_dir: &std::path::Path) -> Result<String, String> {
+        match &self.root_ca_file {
+            Some(path) => read_root_ca(path),
+            None => read_root_ca(&data_dir.join("pki").join("ca.crt")),
+        }
+    }
+
     /// kube-apiserver's checks of these flags; the error is one line naming
     /// the flag.
     pub fn validate(&self) -> Result<(), String> {
@@ -101,8 +118,21 @@ impl ServiceAccountConfig {
                 "service-account-jwks-uri requires https scheme, parsed as: {uri}"
             ));
         }
+        if let Some(path) = &self.root_ca_file {
+            read_root_ca(path)?;
+        }
         Ok(())
     }
+}
+
+fn read_root_ca(path: &std::path::Path) -> Result<String, String> {
+    let shown = path.display();
+    let pem = std::fs::read_to_string(path)
+        .map_err(|e| format!("root-ca-file: cannot read {shown}: {e}"))?;
+    if !pem.contains("-----BEGIN CERTIFICATE-----") {
+        return Err(format!("root-ca-file: {shown} holds no PEM certificate"));
+    }
+    Ok(pem)
 }
 
 #[cfg(test)]

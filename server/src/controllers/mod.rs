@@ -25,5 +25,6 @@ pub mod namespace;
 pub mod paired;
 pub mod priority_classes;
 pub mod rbac;
+pub mod root_ca;
 pub mod service_account;
 pub mod singletons;

@@ -271,10 +271,10 @@ fn known_traffic_is_counted_as_kube_counts_it() {
             .0,
         "histogram"
     );
-    // The watch replayed the four stored configmaps.
+    // The watch replayed the four stored configmaps and kube-root-ca.crt.
     let kind = [("group", ""), ("version", "v1"), ("kind", "ConfigMap")];
-    assert_eq!(page.value("apiserver_watch_events_total", &kind), 4.0);
-    assert_eq!(page.value("apiserver_watch_events_sizes_count", &kind), 4.0);
+    assert_eq!(page.value("apiserver_watch_events_total", &kind), 5.0);
+    assert_eq!(page.value("apiserver_watch_events_sizes_count", &kind), 5.0);
     assert_eq!(
         page.describe("apiserver_watch_events").1,
         "[ALPHA] Number of events sent in watch clients"

@@ -99,6 +99,11 @@ fn core_entries() -> Vec<Entry> {
         },
         Entry {
             short_names: &["limits"],
+            strategy: KindRules {
+                defaults: super::limit_range::defaults,
+                checks: super::limit_range::checks,
+                ..KindRules::default()
+            },
             ..plain("", "LimitRange", "limitranges", true, Column::defaults())
         },
         plain(

@@ -45,6 +45,7 @@ pub mod job_strategy;
 pub mod kind_rules;
 pub mod label_selector;
 pub mod lease;
+pub mod limit_range;
 pub mod namespace;
 pub mod namespace_strategy;
 pub mod networking;

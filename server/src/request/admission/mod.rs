@@ -17,8 +17,10 @@
 pub mod certificates;
 pub mod configuration;
 pub mod default_toleration_seconds;
+pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod service_account;
 pub mod webhook;
 
 use std::sync::{Arc, OnceLock};

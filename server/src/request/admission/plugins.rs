@@ -9,6 +9,8 @@ use std::collections::BTreeSet;
 
 use crate::config::AdmissionFlags;
 use crate::request::admission::default_toleration_seconds::DEFAULT_TOLERATION_SECONDS;
+use crate::request::admission::limit_ranger::LIMIT_RANGER;
+use crate::request::admission::service_account::SERVICE_ACCOUNT;
 
 /// Every plugin kube-apiserver 1.32 registers, in the order it runs them.
 pub const KUBE_ORDER: &[&str] = &[
@@ -80,6 +82,8 @@ pub const VALIDATING_WEBHOOK: &str = "ValidatingAdmissionWebhook";
 /// The plugins cairn implements.
 pub const IMPLEMENTED: &[&str] = &[
     NAMESPACE_LIFECYCLE,
+    LIMIT_RANGER,
+    SERVICE_ACCOUNT,
     DEFAULT_TOLERATION_SECONDS,
     "CertificateApproval",
     "CertificateSigning",
@@ -186,6 +190,8 @@ mod tests {
             Enabled::default().names(),
             [
                 NAMESPACE_LIFECYCLE,
+                LIMIT_RANGER,
+                SERVICE_ACCOUNT,
                 DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
@@ -208,6 +214,8 @@ mod tests {
             enabled.names(),
             [
                 NAMESPACE_LIFECYCLE,
+                LIMIT_RANGER,
+                SERVICE_ACCOUNT,
                 DEFAULT_TOLERATION_SECONDS,
                 "CertificateApproval",
                 "CertificateSigning",
@@ -221,8 +229,10 @@ mod tests {
 
     #[test]
     fn kube_plugins_cairn_lacks_are_accepted() {
-        let enabled = Enabled::resolve(&flags(&["AlwaysPullImages"], &["ServiceAccount"])).unwrap();
+        let enabled = Enabled::resolve(&flags(&["AlwaysPullImages"], &["ResourceQuota"])).unwrap();
         assert_eq!(enabled, Enabled::default());
+        let without = Enabled::resolve(&flags(&[], &[SERVICE_ACCOUNT])).unwrap();
+        assert!(!without.has(SERVICE_ACCOUNT));
     }
 
     #[test]
