@@ -58,6 +58,24 @@ pub fn kubectl_with_kubeconfig(
     run_kubectl(cmd, stdin)
 }
 
+/// kubectl with the server's admin kubeconfig; asserts it succeeds and
+/// returns its output.
+pub fn kubectl_admin(s: &Server, args: &[&str], stdin: Option<&str>) -> String {
+    let (ok, out) = kubectl_with_kubeconfig(&s.admin_kubeconfig(), args, stdin);
+    assert!(ok, "kubectl {args:?}: {out}");
+    out
+}
+
+/// kubectl against the server's HTTPS port as the bearer of `token` (no
+/// client certificate), trusting the CA in `ca_file`.
+pub fn kubectl_as_bearer(s: &Server, ca_file: &Path, token: &str, args: &[&str]) -> (bool, String) {
+    let (url, ca) = (s.https_url(), ca_file.display().to_string());
+    let mut all = vec!["--server", &url, "--certificate-authority", &ca];
+    all.extend(["--token", token]);
+    all.extend_from_slice(args);
+    kubectl_with_kubeconfig(Path::new("/dev/null"), &all, None)
+}
+
 fn run_kubectl(mut cmd: Command, stdin: Option<&str>) -> (bool, String) {
     use std::io::Write;
     cmd.stdin(std::process::Stdio::piped())

@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 
 pub use client::{Response, WatchStream};
 pub use clients::{
-    kubectl, kubectl_present, kubectl_with_kubeconfig, python, run_python_against,
-    run_python_script,
+    kubectl, kubectl_admin, kubectl_as_bearer, kubectl_present, kubectl_with_kubeconfig, python,
+    run_python_against, run_python_script,
 };
 use serde_json::Value;
 pub use tls::{Identity, TlsClient};

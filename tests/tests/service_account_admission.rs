@@ -8,7 +8,8 @@
 //! deleted or changed, and the plugin can be disabled.
 
 use cairn_tests::{
-    Server, kubectl_present, kubectl_with_kubeconfig, start_refused_with, wait_until,
+    Server, kubectl_admin, kubectl_as_bearer, kubectl_present, kubectl_with_kubeconfig,
+    start_refused_with, wait_until,
 };
 use serde_json::{Value, json};
 
@@ -31,12 +32,6 @@ fn root_ca(s: &Server, ns: &str) -> Option<Value> {
     (r.status == 200).then(|| r.json())
 }
 
-fn admin(s: &Server, args: &[&str], stdin: Option<&str>) -> String {
-    let (ok, out) = kubectl_with_kubeconfig(&s.admin_kubeconfig(), args, stdin);
-    assert!(ok, "kubectl {args:?}: {out}");
-    out
-}
-
 #[test]
 fn a_pods_projected_volume_lets_kubectl_call_the_api_as_the_pod() {
     if !kubectl_present() {
@@ -48,7 +43,7 @@ fn a_pods_projected_volume_lets_kubectl_call_the_api_as_the_pod() {
             "containers": [{"name": "app", "image": "nginx"}]}});
     // The default account is made by a controller at start; the plugin
     // waits for it briefly, as kube's does.
-    let created: Value = serde_json::from_str(&admin(
+    let created: Value = serde_json::from_str(&kubectl_admin(
         &s,
         &["create", "-f", "-", "-o", "json"],
         Some(&manifest.to_string()),
@@ -105,7 +100,7 @@ fn a_pods_projected_volume_lets_kubectl_call_the_api_as_the_pod() {
     let dir = tempfile::tempdir().expect("tempdir");
     let ca_file = dir.path().join("ca.crt");
     std::fs::write(&ca_file, &ca).expect("write");
-    let token = admin(
+    let token = kubectl_admin(
         &s,
         &[
             "create",
@@ -120,21 +115,11 @@ fn a_pods_projected_volume_lets_kubectl_call_the_api_as_the_pod() {
         ],
         None,
     );
-    let (ok, out) = kubectl_with_kubeconfig(
-        std::path::Path::new("/dev/null"),
-        &[
-            "--server",
-            &s.https_url(),
-            "--certificate-authority",
-            &ca_file.display().to_string(),
-            "--token",
-            token.trim(),
-            "auth",
-            "whoami",
-            "-o",
-            "json",
-        ],
-        None,
+    let (ok, out) = kubectl_as_bearer(
+        &s,
+        &ca_file,
+        token.trim(),
+        &["auth", "whoami", "-o", "json"],
     );
     assert!(ok, "{out}");
     let review: Value = serde_json::from_str(&out).expect("JSON");

@@ -7,7 +7,9 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use cairn_tests::{Server, kubectl_present, kubectl_with_kubeconfig, wait_until};
+use cairn_tests::{
+    Server, kubectl_admin, kubectl_as_bearer, kubectl_present, kubectl_with_kubeconfig, wait_until,
+};
 use serde_json::Value;
 
 const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
@@ -18,25 +20,12 @@ fn default_account() -> Value {
 }
 
 fn admin(s: &Server, args: &[&str], stdin: Option<&str>) -> String {
-    let (ok, out) = kubectl_with_kubeconfig(&s.admin_kubeconfig(), args, stdin);
-    assert!(ok, "kubectl {args:?}: {out}");
-    out
+    kubectl_admin(s, args, stdin)
 }
 
 /// kubectl as the bearer of `token` (no client certificate).
 fn as_token(s: &Server, token: &str, args: &[&str]) -> (bool, String) {
-    let ca = s.data_dir.join("pki/ca.crt");
-    let mut all = vec![
-        "--server".to_string(),
-        s.https_url(),
-        "--certificate-authority".into(),
-        ca.display().to_string(),
-        "--token".into(),
-        token.into(),
-    ];
-    all.extend(args.iter().map(|a| (*a).to_string()));
-    let all: Vec<&str> = all.iter().map(String::as_str).collect();
-    kubectl_with_kubeconfig(std::path::Path::new("/dev/null"), &all, None)
+    kubectl_as_bearer(s, &s.data_dir.join("pki/ca.crt"), token, args)
 }
 
 /// The token with one signature character changed (not the last, whose
