@@ -15,8 +15,14 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 use serde_json::{Value, json};
 
-/// A review received, with its `Authorization` header.
-type Received = (Option<String>, Value);
+/// A review received, with the request target and `Authorization` header
+/// it came with.
+#[derive(Clone)]
+pub struct Received {
+    pub target: String,
+    pub authorization: Option<String>,
+    pub review: Value,
+}
 
 /// What the webhook answers: the `response` fields besides `uid`.
 pub type Decide = fn(&Value) -> Value;
@@ -84,11 +90,11 @@ impl Hook {
     /// The reviews received so far.
     pub fn reviews(&self) -> Vec<Value> {
         let reviews = self.reviews.lock().expect("lock");
-        reviews.iter().map(|(_, review)| review.clone()).collect()
+        reviews.iter().map(|r| r.review.clone()).collect()
     }
 
-    /// The reviews received so far, each with its `Authorization` header.
-    pub fn authorized_reviews(&self) -> Vec<Received> {
+    /// The reviews received so far, each with its target and credentials.
+    pub fn received(&self) -> Vec<Received> {
         self.reviews.lock().expect("lock").clone()
     }
 
@@ -116,18 +122,18 @@ fn serve(
 ) {
     let mut reader = BufReader::new(stream);
     loop {
-        let Some((headers, body)) = cairn_tests::http_request::read_request(&mut reader) else {
+        let Some(seen) = cairn_tests::http_request::read_request(&mut reader) else {
             return;
         };
-        let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let authorization = headers
-            .into_iter()
-            .find(|(name, _)| name == "authorization")
-            .map(|(_, value)| value);
-        reviews
-            .lock()
-            .expect("lock")
-            .push((authorization, review.clone()));
+        let review: Value = serde_json::from_slice(&seen.body).unwrap_or(Value::Null);
+        reviews.lock().expect("lock").push(Received {
+            authorization: seen
+                .header_values("authorization")
+                .first()
+                .map(|v| v.to_string()),
+            target: seen.target.clone(),
+            review: review.clone(),
+        });
         let mut response = decide(&review["request"]);
         response["uid"] = review["request"]["uid"].clone();
         let answer = json!({

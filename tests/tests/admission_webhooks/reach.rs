@@ -116,13 +116,19 @@ fn service_webhooks_are_reached_at_their_endpoints_with_the_kubeconfig_credentia
     });
     let r = s.post(CONFIGMAPS, &configmap("by-url", json!({})));
     assert_eq!(r.status, 201, "{}", r.text());
-    let calls = hook.authorized_reviews();
+    let calls = hook.received();
     let token_of = |kind: &str| {
         calls
             .iter()
-            .find(|(_, review)| review["request"]["kind"]["kind"] == kind)
-            .and_then(|(authorization, _)| authorization.clone())
+            .find(|r| r.review["request"]["kind"]["kind"] == kind)
+            .and_then(|r| r.authorization.clone())
     };
+    // kube's client names the webhook's timeout in the query.
+    assert!(
+        calls.iter().all(|r| r.target == "/admit?timeout=10s"),
+        "{:?}",
+        calls.iter().map(|r| &r.target).collect::<Vec<_>>()
+    );
     assert_eq!(token_of("ConfigMap").as_deref(), Some("Bearer url-token"));
     assert_eq!(token_of("Secret").as_deref(), Some("Bearer service-token"));
 

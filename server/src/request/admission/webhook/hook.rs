@@ -84,7 +84,7 @@ impl Hook {
                 if let Some(credentials) = credentials {
                     credentials.apply(&endpoint.host_port, &mut settings)?;
                 }
-                Client::new(&settings).map(Arc::new)
+                Client::new(&settings).map(|c| Arc::new(c.with_timeout_query()))
             })
             .clone()
     }

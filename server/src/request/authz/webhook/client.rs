@@ -40,6 +40,9 @@ pub struct Client {
     /// `Bearer <token>`; a secret, never logged.
     authorization: Option<http::HeaderValue>,
     idle: Mutex<Vec<Idle>>,
+    /// Name the call's timeout in the query (`?timeout=10s`), as kube's
+    /// admission webhook client does.
+    timeout_query: bool,
 }
 
 /// An idle connection and the address it was dialled at (`None`: the
@@ -95,7 +98,15 @@ impl Client {
             tls,
             authorization,
             idle: Mutex::new(Vec::new()),
+            timeout_query: false,
         })
+    }
+
+    /// The client, naming each call's timeout in the request's query.
+    #[must_use]
+    pub fn with_timeout_query(mut self) -> Client {
+        self.timeout_query = true;
+        self
     }
 
     /// The server URL, for messages.
@@ -122,7 +133,8 @@ impl Client {
         let mut pause = FIRST_PAUSE;
         let mut attempt = 1;
         loop {
-            let outcome = tokio::time::timeout_at(deadline, self.attempt(via, body.clone())).await;
+            let outcome =
+                tokio::time::timeout_at(deadline, self.attempt(via, body.clone(), timeout)).await;
             let error = match outcome {
                 Err(_) => return Err(format!("POST {}: timed out after {timeout:?}", self.url())),
                 Ok(Ok(answer)) => return Ok(answer),
@@ -139,10 +151,26 @@ impl Client {
         }
     }
 
-    async fn attempt(&self, via: Option<SocketAddr>, body: Bytes) -> Result<Bytes, Failure> {
+    async fn attempt(
+        &self,
+        via: Option<SocketAddr>,
+        body: Bytes,
+        timeout: Duration,
+    ) -> Result<Bytes, Failure> {
         let url = self.url();
         let mut sender = self.connection(via).await?;
-        let mut request = http::Request::post(&self.target.path_and_query)
+        let target = if self.timeout_query {
+            let joint = if self.target.path_and_query.contains('?') {
+                '&'
+            } else {
+                '?'
+            };
+            let seconds = timeout.as_secs();
+            format!("{}{joint}timeout={seconds}s", self.target.path_and_query)
+        } else {
+            self.target.path_and_query.clone()
+        };
+        let mut request = http::Request::post(target)
             .header(http::header::HOST, &self.target.authority)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header(http::header::ACCEPT, "application/json");
