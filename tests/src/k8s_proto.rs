@@ -210,6 +210,8 @@ pub struct PodSpec {
     pub node_name: Option<String>,
     #[prost(string, optional, tag = "19")]
     pub scheduler_name: Option<String>,
+    #[prost(bool, optional, tag = "21")]
+    pub automount_service_account_token: Option<bool>,
     #[prost(message, repeated, tag = "22")]
     pub tolerations: Vec<Toleration>,
     #[prost(int32, optional, tag = "25")]
