@@ -34,7 +34,10 @@ impl Server {
         if self.port != 0 {
             return crate::client::request(self.port, "GET", path, &[], None).ok();
         }
-        if !self.admin_kubeconfig().exists() {
+        // A server given its own serving certificate writes a kubeconfig
+        // without the CA: nothing here can ask it.
+        let kubeconfig = std::fs::read_to_string(self.admin_kubeconfig()).ok()?;
+        if !kubeconfig.contains("certificate-authority-data") {
             return None;
         }
         let client = self.admin_client();
@@ -43,27 +46,28 @@ impl Server {
             .ok()
     }
 
-    /// Whether every namespace (or only `namespace`) has its root CA.
-    fn root_ca_everywhere(&self, namespace: Option<&str>) -> bool {
-        let ok = |r: Option<Response>| r.filter(|r| r.status == 200).map(|r| r.json());
+    /// Whether every namespace (or only `namespace`) has its root CA;
+    /// `None` when the server cannot be asked.
+    fn root_ca_everywhere(&self, namespace: Option<&str>) -> Option<bool> {
+        let ok = |r: Response| (r.status == 200).then(|| r.json());
         let wanted = match namespace {
             Some(ns) => vec![ns.to_string()],
-            None => match ok(self.admin_get("/api/v1/namespaces")) {
+            None => match ok(self.admin_get("/api/v1/namespaces")?) {
                 Some(list) => names(&list),
-                None => return false,
+                None => return Some(false),
             },
         };
         let path = format!("/api/v1/configmaps?fieldSelector=metadata.name%3D{ROOT_CA}");
-        let Some(published) = ok(self.admin_get(&path)).map(|l| names(&l)) else {
-            return false;
+        let Some(published) = ok(self.admin_get(&path)?).map(|l| names(&l)) else {
+            return Some(false);
         };
-        wanted.iter().all(|ns| published.contains(ns))
+        Some(wanted.iter().all(|ns| published.contains(ns)))
     }
 
     /// Waits (a few seconds at most) until every namespace has its root CA.
     pub(crate) fn settle(&self) {
         let deadline = Instant::now() + Duration::from_secs(8);
-        while Instant::now() < deadline && !self.root_ca_everywhere(None) {
+        while Instant::now() < deadline && self.root_ca_everywhere(None) == Some(false) {
             std::thread::sleep(Duration::from_millis(25));
         }
     }
@@ -72,7 +76,7 @@ impl Server {
     /// ConfigMaps and the store's revision stand still for the test.
     pub fn settle_namespace(&self, namespace: &str) {
         crate::wait_until(&format!("kube-root-ca.crt in {namespace}"), || {
-            self.root_ca_everywhere(Some(namespace))
+            self.root_ca_everywhere(Some(namespace)) == Some(true)
         });
     }
 }
