@@ -82,6 +82,17 @@ impl TlsClient {
     }
 }
 
+/// A CA certificate file (in `dir`) for servers that share one etcd to
+/// publish as their root CA (`--root-ca-file`): each would otherwise
+/// publish its own cluster CA, and a change of leader would rewrite
+/// every namespace's `kube-root-ca.crt`.
+#[must_use]
+pub fn shared_root_ca(dir: &Path) -> String {
+    let path = dir.join("shared-root-ca.crt");
+    std::fs::write(&path, make::ca("shared-root").cert_pem).expect("write the root CA");
+    path.display().to_string()
+}
+
 /// The CA and admin identity of a kubeconfig the server wrote.
 #[must_use]
 pub fn kubeconfig_identity(path: &Path) -> (String, Identity) {

@@ -57,8 +57,12 @@ fn a_killed_apiserver_loses_no_write_and_informers_converge_through_another() {
         return;
     };
     let etcd = Etcd::start();
-    let a = Server::start(&["--etcd-servers", &etcd.url()]);
-    let b = Server::start(&["--etcd-servers", &etcd.url()]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_ca = cairn_tests::tls::shared_root_ca(dir.path());
+    let url = etcd.url();
+    let flags = ["--etcd-servers", &url, "--root-ca-file", &root_ca];
+    let a = Server::start(&flags);
+    let b = Server::start(&flags);
     let balancer = Proxy::start(a.port);
 
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/python/informer_failover.py");

@@ -82,10 +82,10 @@ fn list_versions(server: &Server, from: u64) -> Vec<u64> {
 fn a_killed_member_loses_nothing_and_a_lost_quorum_refuses_then_recovers() {
     let mut members = Etcd::cluster(3);
     let urls = Etcd::urls(&members);
-    let servers = [
-        Server::start(&["--etcd-servers", &urls]),
-        Server::start(&["--etcd-servers", &urls]),
-    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root_ca = cairn_tests::tls::shared_root_ca(dir.path());
+    let flags = ["--etcd-servers", &urls, "--root-ca-file", &root_ca];
+    let servers = [Server::start(&flags), Server::start(&flags)];
     let from = rv(&servers[0].get(CONFIGMAPS).json());
     let mut watches: Vec<WatchStream> = servers
         .iter()

@@ -13,11 +13,26 @@ use serde_json::{Value, json};
 const LEASE: &str = "/apis/coordination.svc.io/v1/namespaces/kube-system/leases/cairn-controllers";
 const LEADER_LOG: &str = "became the leader";
 
+/// One root CA for every server of this test binary (see
+/// `cairn_tests::tls::shared_root_ca`).
+fn root_ca() -> &'static str {
+    static FILE: std::sync::OnceLock<(tempfile::TempDir, String)> = std::sync::OnceLock::new();
+    &FILE
+        .get_or_init(|| {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = cairn_tests::tls::shared_root_ca(dir.path());
+            (dir, path)
+        })
+        .1
+}
+
 /// Short timings, so a takeover takes seconds, not kube's 15.
 fn start(etcd: &Etcd) -> Server {
     Server::start(&[
         "--etcd-servers",
         &etcd.url(),
+        "--root-ca-file",
+        root_ca(),
         "--leader-elect-lease-duration",
         "4s",
         "--leader-elect-renew-deadline",
@@ -151,7 +166,13 @@ fn one_server_leads_and_another_takes_over_when_it_dies() {
 
     // A server that stops gives the Lease up; one without leader election
     // reads it and never leads.
-    let observer = Server::start(&["--etcd-servers", &etcd.url(), "--leader-elect=false"]);
+    let observer = Server::start(&[
+        "--etcd-servers",
+        &etcd.url(),
+        "--leader-elect=false",
+        "--root-ca-file",
+        root_ca(),
+    ]);
     let mut survivor = servers.remove(0);
     assert_eq!(survivor.stop(), Some(0));
     assert!(survivor.log_text().contains("gave up the leader Lease"));
