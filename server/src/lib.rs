@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod app;
+pub(crate) mod app_admission;
 mod app_serving;
 pub mod config;
 pub mod controllers;

@@ -19,6 +19,7 @@ pub mod patch;
 pub mod protobuf;
 pub mod proxy;
 pub mod quantity;
+pub mod quota;
 pub mod registry;
 pub mod schema;
 pub mod selectors;

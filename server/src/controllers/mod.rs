@@ -25,6 +25,7 @@ pub mod namespace;
 pub mod paired;
 pub mod priority_classes;
 pub mod rbac;
+pub mod resource_quota;
 pub mod root_ca;
 pub mod service_account;
 pub mod singletons;

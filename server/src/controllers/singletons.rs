@@ -1,7 +1,7 @@
 //! The controllers that must run on one API server at a time when several
 //! share one etcd — kube-controller-manager's share of the work: namespace
 //! finalization, garbage collection, the `default` service accounts and the
-//! published root CA, RBAC aggregation, certificate approval and signing,
+//! published root CA, quota usage, RBAC aggregation, certificate approval and signing,
 //! and compaction. They run
 //! while this server leads (see `leader_election`), and are stopped when it
 //! stops leading. Each works from informers, so a new leader starts from
@@ -21,6 +21,7 @@ fn spawn_all(state: &Arc<AppState>) -> Vec<JoinHandle<()>> {
         tokio::spawn(controllers::namespace::run(s())),
         tokio::spawn(controllers::service_account::run(s())),
         tokio::spawn(controllers::root_ca::run(s())),
+        tokio::spawn(controllers::resource_quota::run(s())),
         tokio::spawn(controllers::gc::run(s())),
         tokio::spawn(controllers::compaction::run(s())),
         tokio::spawn(controllers::rbac::aggregation::run(s())),

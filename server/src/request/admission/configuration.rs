@@ -5,7 +5,8 @@
 //! AdmissionConfiguration's directory). Each plugin's configuration is
 //! checked at start: the webhook plugins take a WebhookAdmissionConfiguration
 //! whose `kubeConfigFile` must be an absolute path to a readable kubeconfig,
-//! whose users give webhook calls their credentials.
+//! whose users give webhook calls their credentials; ResourceQuota takes a
+//! ResourceQuotaConfiguration whose `limitedResources` are checked.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,6 +15,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::plugins::{Enabled, KUBE_ORDER, MUTATING_WEBHOOK, VALIDATING_WEBHOOK};
+use super::resource_quota::RESOURCE_QUOTA;
+use super::resource_quota_config::{Limited, limited_resources};
 use super::webhook::credentials::Credentials;
 use crate::config::AdmissionFlags;
 use crate::config::document::{self, Problem};
@@ -27,6 +30,8 @@ pub struct AdmissionSettings {
     pub enabled: Enabled,
     /// Per webhook plugin, the credentials its `kubeConfigFile` gives.
     pub webhook_kubeconfigs: BTreeMap<&'static str, Arc<Credentials>>,
+    /// The ResourceQuota plugin's `limitedResources`.
+    pub limited_resources: Vec<Limited>,
 }
 
 impl AdmissionSettings {
@@ -36,6 +41,7 @@ impl AdmissionSettings {
         let mut settings = AdmissionSettings {
             enabled,
             webhook_kubeconfigs: BTreeMap::new(),
+            limited_resources: Vec::new(),
         };
         let Some(path) = &flags.admission_control_config_file else {
             return Ok(settings);
@@ -88,6 +94,13 @@ impl AdmissionSettings {
                 settings
                     .webhook_kubeconfigs
                     .insert(name, Arc::new(kubeconfig));
+            }
+            if name == RESOURCE_QUOTA {
+                settings.limited_resources = check_type(&own, &group, "ResourceQuotaConfiguration", VERSIONS)
+                    .and_then(|()| limited_resources(&own))
+                    .map_err(|e| {
+                        format!("failed to initialize admission: couldn't init admission plugin {name:?}: {e}")
+                    })?;
             }
         }
         Ok(settings)

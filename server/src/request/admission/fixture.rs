@@ -30,7 +30,7 @@ impl Fixture {
         validating: Vec<Arc<dyn ValidatingAdmission>>,
     ) -> Fixture {
         Fixture::build(|storage, registry| {
-            let lifecycle = crate::app::admission_chain(
+            let lifecycle = crate::app_admission::admission_chain(
                 storage,
                 registry,
                 None,

@@ -227,8 +227,15 @@ async fn a_namespace_terminating_before_the_commit_refuses_the_create() {
             calls: AtomicUsize::new(0),
         });
         interloper = Some(Arc::clone(&racer));
-        crate::app::admission_chain(storage, registry, None, "k8s.io", &Default::default(), None)
-            .followed_by(Vec::new(), vec![racer])
+        crate::app_admission::admission_chain(
+            storage,
+            registry,
+            None,
+            "k8s.io",
+            &Default::default(),
+            None,
+        )
+        .followed_by(Vec::new(), vec![racer])
     });
     f.namespace("team").await;
     let err = f

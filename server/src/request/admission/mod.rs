@@ -20,6 +20,8 @@ pub mod default_toleration_seconds;
 pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod resource_quota;
+pub mod resource_quota_config;
 pub mod service_account;
 pub mod webhook;
 
@@ -188,11 +190,14 @@ pub trait ValidatingAdmission: Send + Sync {
 
 /// Stored records (key, mod revision) a validating decision read: the
 /// commit is guarded on each, so a decision never outlives what it saw.
-/// One pin (the usual case) needs no allocation.
+/// A decision may also write records with the commit (a quota's new
+/// usage), so that both land together or neither does. One pin (the usual
+/// case) needs no allocation.
 #[derive(Debug, Default)]
 pub struct Pins {
     first: Option<(Vec<u8>, Revision)>,
     more: Vec<(Vec<u8>, Revision)>,
+    writes: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Pins {
@@ -202,6 +207,13 @@ impl Pins {
         } else {
             self.more.push((key, revision));
         }
+    }
+
+    /// Pins `key` at `revision` and replaces it with `value` in the
+    /// commit (stored bytes, as the store encodes them).
+    pub fn write(&mut self, key: Vec<u8>, revision: Revision, value: Vec<u8>) {
+        self.pin(key.clone(), revision);
+        self.writes.push((key, value));
     }
 
     #[must_use]
@@ -215,15 +227,19 @@ impl Pins {
     }
 
     /// `txn` guarded on every pin (after its own guards, whose indexes
-    /// keep their meaning).
+    /// keep their meaning), with the pinned writes.
     #[must_use]
     pub fn guard(self, txn: Txn) -> Txn {
-        self.first
+        let txn = self
+            .first
             .into_iter()
             .chain(self.more)
             .fold(txn, |txn, (key, rev)| {
                 txn.guard(Guard::ModRevision(key, rev))
-            })
+            });
+        self.writes
+            .into_iter()
+            .fold(txn, |txn, (key, value)| txn.put(key, value))
     }
 }
 

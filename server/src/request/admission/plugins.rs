@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use crate::config::AdmissionFlags;
 use crate::request::admission::default_toleration_seconds::DEFAULT_TOLERATION_SECONDS;
 use crate::request::admission::limit_ranger::LIMIT_RANGER;
+use crate::request::admission::resource_quota::RESOURCE_QUOTA;
 use crate::request::admission::service_account::SERVICE_ACCOUNT;
 
 /// Every plugin kube-apiserver 1.32 registers, in the order it runs them.
@@ -91,6 +92,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "CertificateSubjectRestriction",
     MUTATING_WEBHOOK,
     VALIDATING_WEBHOOK,
+    RESOURCE_QUOTA,
 ];
 
 /// The plugins that run, in kube's order, and the flags that set them.
@@ -198,7 +200,8 @@ mod tests {
                 "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
                 MUTATING_WEBHOOK,
-                VALIDATING_WEBHOOK
+                VALIDATING_WEBHOOK,
+                RESOURCE_QUOTA
             ]
         );
     }
@@ -229,8 +232,10 @@ mod tests {
 
     #[test]
     fn kube_plugins_cairn_lacks_are_accepted() {
-        let enabled = Enabled::resolve(&flags(&["AlwaysPullImages"], &["ResourceQuota"])).unwrap();
+        let enabled = Enabled::resolve(&flags(&["AlwaysPullImages"], &[])).unwrap();
         assert_eq!(enabled, Enabled::default());
+        let no_quota = Enabled::resolve(&flags(&[], &[RESOURCE_QUOTA])).unwrap();
+        assert!(!no_quota.has(RESOURCE_QUOTA));
         let without = Enabled::resolve(&flags(&[], &[SERVICE_ACCOUNT])).unwrap();
         assert!(!without.has(SERVICE_ACCOUNT));
     }
