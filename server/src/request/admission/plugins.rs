@@ -224,7 +224,8 @@ mod tests {
                 "CertificateSigning",
                 "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
-                VALIDATING_WEBHOOK
+                VALIDATING_WEBHOOK,
+                RESOURCE_QUOTA
             ]
         );
         assert!(!enabled.has(MUTATING_WEBHOOK));
