@@ -273,6 +273,11 @@ async fn respond(
             for (key, value) in &notes.annotations {
                 audit.annotate(key, value);
             }
+            if audit.level() >= crate::request::audit::policy::Level::Request {
+                for (key, value) in &notes.request_level_annotations {
+                    audit.annotate(key, value);
+                }
+            }
             return measured.finish(resp);
         }
         _ if req.method() != Method::GET => Err(ApiError::MethodNotAllowed {

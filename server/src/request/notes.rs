@@ -18,6 +18,9 @@ pub struct Notes {
     pub warnings: Vec<String>,
     /// Audit annotations (key, value), in the order raised.
     pub annotations: Vec<(String, String)>,
+    /// Audit annotations kept only by events at level Request or above
+    /// (a mutating webhook's patch, as kube keeps it).
+    pub request_level_annotations: Vec<(String, String)>,
 }
 
 tokio::task_local! {
@@ -54,6 +57,18 @@ pub fn warn(text: &str) {
 pub fn annotate_audit(key: String, value: String) {
     tracing::debug!(key, value, "audit annotation");
     let _ = GATHERED.try_with(|gathered| gathered.borrow_mut().annotations.push((key, value)));
+}
+
+/// Adds `key: value` to the request's audit event if it is recorded at
+/// level Request or above.
+pub fn annotate_audit_at_request_level(key: String, value: String) {
+    tracing::debug!(key, value, "audit annotation (level Request)");
+    let _ = GATHERED.try_with(|gathered| {
+        gathered
+            .borrow_mut()
+            .request_level_annotations
+            .push((key, value));
+    });
 }
 
 #[cfg(test)]

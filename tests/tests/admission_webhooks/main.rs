@@ -5,6 +5,7 @@
 //! failure policy, namespace and object selectors, dry runs, kubectl's
 //! view of a denial, and refused admission flags and files at start.
 
+mod audit;
 mod binding;
 mod hook;
 mod reach;

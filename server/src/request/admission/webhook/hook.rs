@@ -32,6 +32,8 @@ pub struct Rule {
 /// A compiled webhook.
 pub struct Hook {
     pub name: String,
+    /// The configuration that holds it (named in audit annotations).
+    pub configuration: String,
     pub rules: Vec<Rule>,
     /// `failurePolicy: Ignore`: a failed call lets the request through.
     pub ignore_failures: bool,
@@ -111,10 +113,19 @@ fn text<'a>(v: &'a Value, field: &str) -> &'a str {
 /// The webhooks of a stored configuration (the informer's projection).
 pub fn project(kv: &KeyValue) -> Option<Arc<Vec<Arc<Hook>>>> {
     let obj: Value = serde_json::from_slice(&kv.value).ok()?;
+    let configuration = crate::api::object::name(&obj);
     let hooks = obj
         .get("webhooks")
         .and_then(Value::as_array)
-        .map(|list| list.iter().map(|h| Arc::new(compile(h))).collect())
+        .map(|list| {
+            list.iter()
+                .map(|h| {
+                    let mut hook = compile(h);
+                    hook.configuration = configuration.to_string();
+                    Arc::new(hook)
+                })
+                .collect()
+        })
         .unwrap_or_default();
     Some(Arc::new(hooks))
 }
@@ -150,6 +161,7 @@ pub fn compile(hook: &Value) -> Hook {
         .clamp(1, 30);
     Hook {
         name: text(hook, "name").into(),
+        configuration: String::new(),
         rules,
         ignore_failures: text(hook, "failurePolicy") == "Ignore",
         namespace_selector: hook

@@ -105,6 +105,7 @@ impl Index {
                 Some(Matched {
                     hook: Arc::clone(hook),
                     via,
+                    position: i,
                 })
             })
             .collect()
@@ -118,6 +119,9 @@ pub struct Matched {
     /// The equivalent kind the webhook is called with, when its rules
     /// match only that one; `None`: the write's own.
     pub via: Option<Arc<KindSpec>>,
+    /// Its place among every configured webhook of the plugin (the
+    /// `index` of kube's audit annotations).
+    pub position: usize,
 }
 
 fn listed(list: &[String], value: &str) -> bool {

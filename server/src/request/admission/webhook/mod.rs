@@ -10,6 +10,7 @@
 //! Ignore. A webhook matched through an equivalent version sees the
 //! objects in that version, and its patch is taken back to the write's.
 
+mod annotations;
 mod conditions;
 pub mod credentials;
 mod hook;
@@ -254,26 +255,32 @@ impl Webhooks {
     }
 
     /// The mutating webhooks, in order, each seeing the last one's object.
-    async fn mutate(&self, attrs: &Attributes<'_>, object: &mut Value) -> Result<(), ApiError> {
-        let hooks = self.matching(attrs, Some(object));
+    async fn mutate(
+        &self,
+        hooks: Vec<Matched>,
+        attrs: &Attributes<'_>,
+        object: &mut Value,
+    ) -> Result<(), ApiError> {
         let mut changed_after: Vec<bool> = vec![false; hooks.len()];
         for (i, matched) in hooks.iter().enumerate() {
-            if self.mutate_once(matched, attrs, object).await? {
+            if self.mutate_once(matched, 0, attrs, object).await? {
                 changed_after[..i].iter_mut().for_each(|c| *c = true);
             }
         }
         for (matched, changed) in hooks.iter().zip(changed_after) {
             if matched.hook.reinvoke && changed {
-                self.mutate_once(matched, attrs, object).await?;
+                self.mutate_once(matched, 1, attrs, object).await?;
             }
         }
         Ok(())
     }
 
-    /// One call of a mutating webhook; whether its patch changed the object.
+    /// One call of a mutating webhook in `round` (1: a reinvocation);
+    /// whether its patch changed the object.
     async fn mutate_once(
         &self,
         matched: &Matched,
+        round: usize,
         attrs: &Attributes<'_>,
         object: &mut Value,
     ) -> Result<bool, ApiError> {
@@ -285,30 +292,41 @@ impl Webhooks {
             object: Some(&seen_object),
             old: seen_old.as_deref(),
         };
-        let Some(call) = self.review(hook, attrs, &seen).await? else {
-            return Ok(false);
+        let call = match self.review(hook, attrs, &seen).await {
+            Ok(Some(call)) => call,
+            Ok(None) => return Ok(false),
+            Err(e) => {
+                annotations::mutation(round, matched, false);
+                return Err(e);
+            }
         };
-        let Some(answer) = Self::call(Arc::clone(hook), call).await? else {
-            return Ok(false);
+        let answer = Self::call(Arc::clone(hook), call).await;
+        let Ok(Some(answer)) = answer else {
+            annotations::mutation(round, matched, false);
+            return answer.map(|_| false);
         };
         answer.tell(&hook.name);
         let Some(patch) = answer.patch else {
+            annotations::mutation(round, matched, false);
             return Ok(false);
         };
+        annotations::patch(round, matched, &patch);
         let patched = crate::api::patch::json(&seen_object, &patch).map_err(|e| {
+            annotations::mutation(round, matched, false);
             ApiError::Internal(format!(
                 "failed calling webhook {:?}: the patch does not apply: {e}",
                 hook.name
             ))
         })?;
-        if patched == *seen_object {
-            return Ok(false);
+        let changed = patched != *seen_object;
+        annotations::mutation(round, matched, changed);
+        if changed {
+            *object = match &matched.via {
+                Some(via) => review::convert(via, attrs.kind, &patched),
+                None => patched,
+            };
         }
-        *object = match &matched.via {
-            Some(via) => review::convert(via, attrs.kind, &patched),
-            None => patched,
-        };
-        Ok(true)
+        Ok(changed)
     }
 
     /// The validating webhooks, all at once; the first refusal in call
@@ -363,12 +381,15 @@ impl MutatingAdmission for Webhooks {
         attrs: &'a Attributes<'a>,
         object: Option<&'a mut Value>,
     ) -> MaybeAsync<'a, Result<(), ApiError>> {
-        match object {
-            Some(object) if !self.matching(attrs, Some(object)).is_empty() => {
-                MaybeAsync::pending(self.mutate(attrs, object))
-            }
-            _ => MaybeAsync::Ready(Ok(())),
+        let Some(object) = object else {
+            return MaybeAsync::Ready(Ok(()));
+        };
+        // Matched once: the calls below use the same list.
+        let hooks = self.matching(attrs, Some(object));
+        if hooks.is_empty() {
+            return MaybeAsync::Ready(Ok(()));
         }
+        MaybeAsync::pending(self.mutate(hooks, attrs, object))
     }
 }
 
