@@ -49,6 +49,14 @@ pub struct Args {
     /// label-selected watchers; skips every other phase.
     #[arg(long, conflicts_with_all = ["encodings_only", "auth_only"])]
     pub select_only: bool,
+    /// Only measure what an admission webhook costs writes it does not
+    /// cover: Event creates with no webhook and with one validating webhook
+    /// on ConfigMaps, in turns; skips every other phase.
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
+    pub webhook_only: bool,
+    /// Events each webhook case creates [default: 30000, quick 3000].
+    #[arg(long)]
+    pub webhook_events: Option<u64>,
     /// Only `list_select`: Events stored (`--events`), 0.1% of them
     /// selectable, listed whole and by field and label selector, full and paged.
     #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
@@ -142,6 +150,7 @@ pub struct Sizes {
     pub watchers_small: usize,
     pub watchers_large: usize,
     pub auth_events: u64,
+    pub webhook_events: u64,
     pub select_watchers: usize,
     pub select_events: u64,
     pub label_watchers: usize,
@@ -166,6 +175,7 @@ impl Args {
             watchers_small: self.watchers_small.unwrap_or(qs(100, 10)),
             watchers_large: self.watchers_large.unwrap_or(qs(1_000, 100)),
             auth_events: self.auth_events.unwrap_or(q(30_000, 3_000)).max(1),
+            webhook_events: self.webhook_events.unwrap_or(q(30_000, 3_000)).max(1),
             select_watchers: self.select_watchers.unwrap_or(qs(1_000, 100)).max(1),
             select_events: self.select_events.unwrap_or(q(10_000, 1_000)).max(1),
             label_watchers: self.label_watchers.unwrap_or(qs(100, 10)).max(5),

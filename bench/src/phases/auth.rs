@@ -20,14 +20,12 @@ use std::time::Duration;
 use http::{Method, StatusCode};
 use memchr::memmem;
 
-use super::create::rate_line;
+use super::cases::Case;
 use super::{Ctx, rbac};
 use crate::cairn::client::Conn;
 use crate::cairn::ops::{self, CairnWriter};
 use crate::cairn::{Endpoint, Secure};
-use crate::load::{LoadResult, Writer, run_writers_keep};
 use crate::parse::string_field;
-use crate::proc::CpuSpan;
 use crate::report::{Target, ratio_text};
 use crate::{Result, etcd};
 
@@ -38,78 +36,6 @@ const MAX_TOKEN_CPU: f64 = 1.10;
 /// The RBAC-decided token case's server CPU per create, relative to the
 /// masters token case's (RBAC's share of a create).
 const MAX_RBAC_CPU: f64 = 1.05;
-/// Quiet time before each measured span, so one case's tail is not billed to the next.
-const SETTLE: Duration = Duration::from_millis(100);
-
-/// One kind of writer, totalled over every round.
-struct Case<W> {
-    name: String,
-    writers: Vec<W>,
-    pid: Option<u32>,
-    load: LoadResult,
-    server_cpu: Option<Duration>,
-    bench_cpu: Option<Duration>,
-}
-
-impl<W: Writer> Case<W> {
-    fn new(name: String, writers: Vec<W>, pid: Option<u32>) -> Self {
-        Self {
-            name,
-            writers,
-            pid,
-            load: LoadResult::default(),
-            server_cpu: Some(Duration::ZERO),
-            bench_cpu: Some(Duration::ZERO),
-        }
-    }
-
-    /// One create per connection, unmeasured; returns the next free index.
-    async fn warm(&mut self, mut next: u64) -> Result<u64> {
-        for w in &mut self.writers {
-            w.create(next)
-                .await
-                .map_err(|e| format!("{}: {e}", self.name))?;
-            next += 1;
-        }
-        Ok(next)
-    }
-
-    /// Creates `n` Events from index `start`, measured.
-    async fn round(&mut self, start: u64, n: u64) -> Result<()> {
-        tokio::time::sleep(SETTLE).await;
-        let cpu = CpuSpan::start(self.pid);
-        let writers = std::mem::take(&mut self.writers);
-        let (r, back) = run_writers_keep(writers, start..start + n, None)
-            .await
-            .map_err(|e| format!("{}: {e}", self.name))?;
-        let (server, bench) = cpu.used();
-        self.writers = back;
-        self.load.absorb(&r);
-        self.server_cpu = self.server_cpu.zip(server).map(|(a, b)| a + b);
-        self.bench_cpu = self.bench_cpu.zip(bench).map(|(a, b)| a + b);
-        Ok(())
-    }
-
-    fn per_op(&self, total: Option<Duration>) -> Option<Duration> {
-        let ops = self.load.ops.max(1) as f64;
-        total.map(|t| Duration::from_secs_f64(t.as_secs_f64() / ops))
-    }
-
-    /// "12,345/s (p50 …, p99 …); server CPU 41.0 µs/create, bench 20.1 µs"
-    fn line(&self, op: &str) -> String {
-        format!(
-            "{}; server CPU {}/{op}, bench {}",
-            rate_line(&self.load),
-            us(self.per_op(self.server_cpu)),
-            us(self.per_op(self.bench_cpu)),
-        )
-    }
-}
-
-fn us(d: Option<Duration>) -> String {
-    d.map_or("?".into(), |d| format!("{:.1} µs", d.as_secs_f64() * 1e6))
-}
-
 /// A service-account token from TokenRequest on the plain port, or why not.
 async fn service_account_token(conn: &mut Conn) -> Result<std::result::Result<String, String>> {
     let (_, discovery) = conn.call(Method::GET, "/api/v1", None).await?;

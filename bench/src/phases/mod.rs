@@ -2,6 +2,7 @@
 //! so every ratio comes from one run on the same machine state.
 
 mod auth;
+mod cases;
 mod create;
 mod encodings;
 mod list;
@@ -11,6 +12,7 @@ mod reopen;
 mod secrets;
 mod select;
 mod watch;
+mod webhook;
 
 use std::time::{Duration, Instant};
 
@@ -80,6 +82,10 @@ pub async fn run(args: Args) -> Result<String> {
         auth::run(&mut ctx, 0).await?;
         return Ok(ctx.report.summary());
     }
+    if ctx.args.webhook_only {
+        webhook::run(&mut ctx, 0).await?;
+        return Ok(ctx.report.summary());
+    }
     if ctx.args.reopen_1m {
         reopen::run(&mut ctx).await?;
         return Ok(ctx.report.summary());
@@ -110,6 +116,9 @@ pub async fn run(args: Args) -> Result<String> {
     watch::run(&mut ctx, s.watchers_large, large, true).await?;
     selective_watches(&mut ctx).await?;
     auth::run(&mut ctx, auth_start).await?;
+    // Past every Event the auth cases may have created (their warm-ups too).
+    let webhook_start = auth_start + 10 * s.auth_events;
+    webhook::run(&mut ctx, webhook_start).await?;
     let mut summary = ctx.report.summary();
     summary.push_str(&format!(
         "run took {:.0} s\n",
