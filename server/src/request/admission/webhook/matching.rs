@@ -23,6 +23,9 @@ use crate::request::admission::Attributes;
 pub struct Index {
     hooks: Vec<Arc<Hook>>,
     by_resource: HashMap<(String, String), Vec<usize>>,
+    /// The resources `by_resource` names, in any group: a write of another
+    /// resource (or an equivalent of one) has no candidates there.
+    resources: std::collections::HashSet<String>,
     /// Webhooks with a rule naming every group or every resource.
     everywhere: Vec<usize>,
 }
@@ -54,6 +57,7 @@ impl Index {
             keys.sort();
             keys.dedup();
             for key in keys {
+                index.resources.insert(key.1.clone());
                 index.by_resource.entry(key).or_default().push(i);
             }
         }
@@ -64,6 +68,13 @@ impl Index {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.hooks.is_empty()
+    }
+
+    /// Whether some webhook could match a write of `resource` (in any
+    /// group or version): without one, no candidates need looking for.
+    #[must_use]
+    pub fn may_match(&self, resource: &str) -> bool {
+        !self.everywhere.is_empty() || self.resources.contains(resource)
     }
 
     /// The webhooks whose rules match the write, in call order, each with

@@ -152,7 +152,7 @@ impl Webhooks {
     /// The webhooks to call for the write, after rules and selectors.
     fn matching(&self, attrs: &Attributes<'_>, object: Option<&Value>) -> Vec<Matched> {
         let index = self.index();
-        if index.is_empty() {
+        if !index.may_match(&attrs.kind.resource) {
             return Vec::new();
         }
         let labels = |ns: &str| {
