@@ -160,12 +160,31 @@ impl Expression {
         self.run(variables, budget, to_cel_verbatim)
     }
 
-    fn run(
+    /// As `evaluate`, with more variables bound to CEL values as they are
+    /// (an admission policy's evaluated `variables`, the `authorizer`).
+    pub fn evaluate_with(
         &self,
         variables: &[(&str, &Value)],
+        bound: &[(&str, &Cel)],
         budget: &mut u64,
-        bind: fn(&Value) -> Cel,
     ) -> Result<Cel, String> {
+        self.charge(variables, budget)?;
+        let mut ctx = Context::with_env(ENV.clone());
+        library::register(&mut ctx);
+        super::authz::register(&mut ctx);
+        for (name, value) in variables {
+            ctx.add_variable_from_value(*name, to_cel(None, value));
+        }
+        for (name, value) in bound {
+            ctx.add_variable_from_value(*name, (*value).clone());
+        }
+        self.program
+            .execute(&ctx)
+            .map_err(|e| one_line(&e.to_string()))
+    }
+
+    /// Charges the bound of the expression's cost to `budget`.
+    fn charge(&self, variables: &[(&str, &Value)], budget: &mut u64) -> Result<(), String> {
         let shapes: Vec<(&str, Shape)> = variables
             .iter()
             .map(|(name, v)| (*name, Shape::of_json(v)))
@@ -177,6 +196,16 @@ impl Expression {
         *budget = budget
             .checked_sub(cost)
             .ok_or_else(|| "operation cancelled: cost budget exhausted".to_owned())?;
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        variables: &[(&str, &Value)],
+        budget: &mut u64,
+        bind: fn(&Value) -> Cel,
+    ) -> Result<Cel, String> {
+        self.charge(variables, budget)?;
         let mut ctx = Context::with_env(ENV.clone());
         library::register(&mut ctx);
         for (name, value) in variables {

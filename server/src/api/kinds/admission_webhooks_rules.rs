@@ -77,7 +77,7 @@ fn text<'a>(hook: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
     hook.get(field).and_then(Value::as_str)
 }
 
-fn quoted(list: &[&str]) -> Vec<Value> {
+pub(super) fn quoted(list: &[&str]) -> Vec<Value> {
     list.iter().map(|s| Value::from(*s)).collect()
 }
 
@@ -221,6 +221,23 @@ fn review_version_errors(at: &str, versions: &[&str]) -> Vec<Cause> {
                 REVIEW_VERSIONS.join(", ")
             ),
         ));
+    }
+    errs
+}
+
+/// A policy's `NamedRuleWithOperations`: a webhook rule that may also
+/// list `resourceNames`.
+pub(super) fn named_rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
+    let mut errs = rule_errors(at, rule);
+    let names = strings(rule.get("resourceNames"));
+    let mut seen = BTreeSet::new();
+    for (i, name) in names.iter().enumerate() {
+        if !seen.insert(*name) {
+            errs.push(FieldError::duplicate(
+                format!("{at}.resourceNames[{i}]"),
+                (*name).into(),
+            ));
+        }
     }
     errs
 }

@@ -1,6 +1,8 @@
 //! The built-in kinds, as data: a `KindSpec` per kind, its schema from the
 //! kind's own file, and a strategy only where Kubernetes has special rules.
 
+pub mod admission_policies;
+pub mod admission_policies_rules;
 pub mod admission_webhooks;
 pub mod admission_webhooks_rules;
 pub mod api_service;
@@ -174,6 +176,7 @@ pub fn builtin(config: &Config) -> Registry {
     csr::add_csr(&r, &config.api_domain);
     add_flowcontrol(&r, config);
     admission_webhooks::add_webhook_configurations(&r, &config.api_domain);
+    admission_policies::add_admission_policies(&r, &config.api_domain);
     let core_events = r.lookup("", "v1", "events").expect("just added");
     r.add(KindSpec {
         short_names: names(&["ev"]),
