@@ -12,6 +12,8 @@ use crate::request::admission::certificates::{
     CLUSTER_TRUST_BUNDLE_ATTEST, CertificateAdmission,
 };
 use crate::request::admission::configuration::AdmissionSettings;
+use crate::request::admission::plugins::Enabled;
+use crate::request::admission::policy::{Policies, Setting as PolicySetting, VALIDATING_POLICY};
 use crate::request::admission::webhook::{Setting as WebhookSetting, Webhooks};
 use crate::request::admission::{self, namespace_lifecycle::NamespaceLifecycle};
 use crate::request::authz::create_on_update::CreateOnUpdate;
@@ -135,6 +137,11 @@ pub fn admission_chain(
             &authz_setup::rbac_group(domain),
         )));
     }
+    if let Some(policies) =
+        validating_policies(storage, registry, authorization, domain, plugins, stop)
+    {
+        validating.push(policies);
+    }
     if let Some(hooks) = webhooks(VALIDATING_WEBHOOK, "validatingwebhookconfigurations") {
         validating.push(hooks);
     }
@@ -149,4 +156,28 @@ pub fn admission_chain(
         ))),
         None => chain,
     }
+}
+
+/// The ValidatingAdmissionPolicy plugin, when enabled (and running: it
+/// follows the policies until `stop`).
+fn validating_policies(
+    storage: &Arc<dyn Storage>,
+    registry: &Arc<Registry>,
+    authorization: Option<&Authorization>,
+    domain: &str,
+    plugins: &Enabled,
+    stop: Option<&watch::Receiver<bool>>,
+) -> Option<Arc<dyn admission::ValidatingAdmission>> {
+    let stop = stop.filter(|_| plugins.has(VALIDATING_POLICY))?;
+    let group = format!("admissionregistration.{domain}");
+    let setting = PolicySetting {
+        storage: Arc::clone(storage),
+        registry: Arc::clone(registry),
+        policies_kind: registry.lookup(&group, "v1", "validatingadmissionpolicies")?,
+        bindings_kind: registry.lookup(&group, "v1", "validatingadmissionpolicybindings")?,
+        namespaces_kind: registry.lookup("", "v1", "namespaces")?,
+        domain: domain.to_string(),
+        authorizers: authorization.map(|a| Arc::clone(&a.authorizers)),
+    };
+    Some(Arc::new(Policies::start(&setting, stop)))
 }

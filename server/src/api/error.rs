@@ -139,6 +139,19 @@ pub enum ApiError {
     /// Kubernetes, no reason of its own.
     #[error("{message}")]
     Rejected { code: u16, message: String },
+    /// A ValidatingAdmissionPolicy's denial: worded as a 403 of the object,
+    /// answered with the reason (and its code) the validation chose, the
+    /// message also as the one cause.
+    #[error("{}", forbidden_message(resource, name, message))]
+    PolicyDenied {
+        group: String,
+        resource: String,
+        name: String,
+        message: String,
+        /// `Invalid` (422), `Forbidden` (403), `Unauthorized` (401) or
+        /// `RequestEntityTooLarge` (413).
+        reason: &'static str,
+    },
     #[error("{0}")]
     ServiceUnavailable(String),
     /// An unknown URL: Kubernetes answers with a plain-text 404, not a Status.
@@ -198,6 +211,12 @@ impl ApiError {
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => 500,
             ApiError::ServiceUnavailable(_) => 503,
             ApiError::Rejected { code, .. } => *code,
+            ApiError::PolicyDenied { reason, .. } => match *reason {
+                "Forbidden" => 403,
+                "Unauthorized" => 401,
+                "RequestEntityTooLarge" => 413,
+                _ => 422,
+            },
         }
     }
 
@@ -222,6 +241,7 @@ impl ApiError {
             ApiError::Internal(_) | ApiError::FilterFailed { .. } => "InternalError",
             ApiError::ServiceUnavailable(_) => "ServiceUnavailable",
             ApiError::Rejected { .. } => "",
+            ApiError::PolicyDenied { reason, .. } => reason,
         }
     }
 
@@ -307,6 +327,16 @@ impl ApiError {
             } => {
                 named(&mut details, group, resource, name);
                 causes_of(&mut details, causes);
+            }
+            ApiError::PolicyDenied {
+                group,
+                resource,
+                name,
+                ..
+            } => {
+                named(&mut details, group, resource, name);
+                let cause = json!({"message": self.to_string()});
+                details.insert("causes".into(), json!([cause]));
             }
             ApiError::ApplyConflict { causes, .. } | ApiError::Refused { causes, .. } => {
                 causes_of(&mut details, causes);

@@ -20,6 +20,7 @@ pub mod default_toleration_seconds;
 pub mod limit_ranger;
 pub mod namespace_lifecycle;
 pub mod plugins;
+pub mod policy;
 pub mod resource_quota;
 pub mod resource_quota_config;
 pub mod service_account;

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use crate::config::AdmissionFlags;
 use crate::request::admission::default_toleration_seconds::DEFAULT_TOLERATION_SECONDS;
 use crate::request::admission::limit_ranger::LIMIT_RANGER;
+use crate::request::admission::policy::VALIDATING_POLICY;
 use crate::request::admission::resource_quota::RESOURCE_QUOTA;
 use crate::request::admission::service_account::SERVICE_ACCOUNT;
 
@@ -91,6 +92,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "ClusterTrustBundleAttest",
     "CertificateSubjectRestriction",
     MUTATING_WEBHOOK,
+    VALIDATING_POLICY,
     VALIDATING_WEBHOOK,
     RESOURCE_QUOTA,
 ];
@@ -200,6 +202,7 @@ mod tests {
                 "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
                 MUTATING_WEBHOOK,
+                VALIDATING_POLICY,
                 VALIDATING_WEBHOOK,
                 RESOURCE_QUOTA
             ]
@@ -224,6 +227,7 @@ mod tests {
                 "CertificateSigning",
                 "ClusterTrustBundleAttest",
                 "CertificateSubjectRestriction",
+                VALIDATING_POLICY,
                 VALIDATING_WEBHOOK,
                 RESOURCE_QUOTA
             ]

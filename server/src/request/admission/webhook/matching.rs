@@ -163,8 +163,7 @@ fn labels(obj: Option<&Value>) -> Option<&Map<String, Value>> {
 
 /// Whether the object selector matches the new or the old object.
 #[must_use]
-pub fn object_selected(hook: &Hook, object: Option<&Value>, old: Option<&Value>) -> bool {
-    let selector = &hook.object_selector;
+pub fn object_selected(selector: &Value, object: Option<&Value>, old: Option<&Value>) -> bool {
     if selector.is_null() || label_selector::is_empty(selector) {
         return true;
     }
@@ -178,12 +177,11 @@ pub fn object_selected(hook: &Hook, object: Option<&Value>, old: Option<&Value>)
 /// namespace (`namespace_labels`), or of a Namespace object itself.
 #[must_use]
 pub fn namespace_selected(
-    hook: &Hook,
+    selector: &Value,
     attrs: &Attributes<'_>,
     object: Option<&Value>,
     namespace_labels: &dyn Fn(&str) -> Option<Map<String, Value>>,
 ) -> bool {
-    let selector = &hook.namespace_selector;
     if selector.is_null() || label_selector::is_empty(selector) {
         return true;
     }

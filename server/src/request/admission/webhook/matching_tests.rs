@@ -85,20 +85,39 @@ fn selectors_read_object_and_namespace_labels() {
     h.namespace_selector =
         json!({"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod"]}]});
     let labelled = json!({"metadata": {"labels": {"hook": "yes"}}});
-    assert!(object_selected(&h, Some(&labelled), None));
-    assert!(object_selected(&h, Some(&json!({})), Some(&labelled)));
-    assert!(!object_selected(&h, Some(&json!({})), None));
+    assert!(object_selected(&h.object_selector, Some(&labelled), None));
+    assert!(object_selected(
+        &h.object_selector,
+        Some(&json!({})),
+        Some(&labelled)
+    ));
+    assert!(!object_selected(&h.object_selector, Some(&json!({})), None));
     let configmaps = kind("", "configmaps", true);
     let opts = WriteOptions::default();
     let attrs = Attributes::create(&configmaps, Some("ns"), "c", &opts);
     let prod = |_: &str| Some(json!({"env": "prod"}).as_object().cloned().unwrap());
     let dev = |_: &str| Some(json!({"env": "dev"}).as_object().cloned().unwrap());
-    assert!(namespace_selected(&h, &attrs, None, &prod));
-    assert!(!namespace_selected(&h, &attrs, None, &dev));
+    assert!(namespace_selected(
+        &h.namespace_selector,
+        &attrs,
+        None,
+        &prod
+    ));
+    assert!(!namespace_selected(
+        &h.namespace_selector,
+        &attrs,
+        None,
+        &dev
+    ));
     let namespaces = kind("", "namespaces", false);
     let own = json!({"metadata": {"labels": {"env": "prod"}}});
     let ns_attrs = Attributes::create(&namespaces, None, "p", &opts);
-    assert!(namespace_selected(&h, &ns_attrs, Some(&own), &dev));
+    assert!(namespace_selected(
+        &h.namespace_selector,
+        &ns_attrs,
+        Some(&own),
+        &dev
+    ));
 }
 
 #[test]

@@ -13,10 +13,10 @@
 mod annotations;
 mod conditions;
 pub mod credentials;
-mod hook;
-mod matching;
+pub(crate) mod hook;
+pub(crate) mod matching;
 mod metrics;
-mod review;
+pub(crate) mod review;
 mod target;
 
 use std::sync::Arc;
@@ -163,8 +163,12 @@ impl Webhooks {
         index
             .candidates(attrs, &equivalents)
             .into_iter()
-            .filter(|m| matching::object_selected(&m.hook, object, attrs.old_object))
-            .filter(|m| matching::namespace_selected(&m.hook, attrs, object, &labels))
+            .filter(|m| {
+                matching::object_selected(&m.hook.object_selector, object, attrs.old_object)
+            })
+            .filter(|m| {
+                matching::namespace_selected(&m.hook.namespace_selector, attrs, object, &labels)
+            })
             .collect()
     }
 

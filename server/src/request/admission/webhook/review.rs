@@ -35,8 +35,18 @@ pub fn versions<'a>(
     attrs: &Attributes<'a>,
     object: Option<&'a Value>,
 ) -> (Option<Cow<'a, Value>>, Option<Cow<'a, Value>>) {
+    versions_as(matched.via.as_deref(), attrs, object)
+}
+
+/// The new and old objects as `via` serves them (`None`: as written).
+#[must_use]
+pub fn versions_as<'a>(
+    via: Option<&KindSpec>,
+    attrs: &Attributes<'a>,
+    object: Option<&'a Value>,
+) -> (Option<Cow<'a, Value>>, Option<Cow<'a, Value>>) {
     let view = |o: Option<&'a Value>| {
-        o.map(|o| match &matched.via {
+        o.map(|o| match via {
             Some(via) => Cow::Owned(convert(attrs.kind, via, o)),
             None => Cow::Borrowed(o),
         })

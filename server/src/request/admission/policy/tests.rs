@@ -1,0 +1,100 @@
+//! A policy's verdict: match conditions, variables seeing earlier ones,
+//! message fallbacks, reasons, failure policies and audit annotations.
+
+use serde_json::{Value, json};
+
+use super::compiled;
+use super::evaluate::{Inputs, evaluate};
+use crate::storage::{KeyValue, Revision};
+
+fn compiled_policy(spec: Value) -> std::sync::Arc<compiled::Policy> {
+    let obj = json!({"metadata": {"name": "p"}, "spec": spec});
+    let kv = KeyValue {
+        key: bytes::Bytes::from_static(b"/registry/p"),
+        value: bytes::Bytes::from(serde_json::to_vec(&obj).unwrap()),
+        create_revision: Revision::ZERO,
+        mod_revision: Revision::ZERO,
+        version: 1,
+        lease: None,
+    };
+    compiled::policy(&kv).expect("a policy")
+}
+
+fn verdict_on(spec: Value, object: &Value) -> super::evaluate::Verdict {
+    let policy = compiled_policy(spec);
+    let null = Value::Null;
+    let request = json!({"operation": "CREATE", "userInfo": {"username": "alice"}});
+    evaluate(
+        &policy,
+        &Inputs {
+            object,
+            old_object: &null,
+            request: &request,
+            params: &null,
+            namespace_object: &null,
+            authorizer: None,
+        },
+    )
+}
+
+#[test]
+fn validations_fail_with_the_best_message_they_have() {
+    let spec = json!({
+        "variables": [{"name": "n", "expression": "object.spec.replicas"},
+                      {"name": "twice", "expression": "variables.n * 2"}],
+        "validations": [
+            {"expression": "variables.twice < 10", "messageExpression": "'twice is ' + string(variables.twice)"},
+            {"expression": "variables.n < 3", "message": "too many", "reason": "Forbidden"},
+            {"expression": "variables.n < 2"},
+            {"expression": "variables.n < 100"}
+        ],
+        "auditAnnotations": [{"key": "who", "valueExpression": "request.userInfo.username"}]
+    });
+    let verdict = verdict_on(spec, &json!({"spec": {"replicas": 5}}));
+    let messages: Vec<(&str, &str, Option<usize>)> = verdict
+        .failures
+        .iter()
+        .map(|f| (f.message.as_str(), f.reason, f.index))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            ("twice is 10", "Invalid", Some(0)),
+            ("too many", "Forbidden", Some(1)),
+            ("failed expression: variables.n < 2", "Invalid", Some(2)),
+        ]
+    );
+    assert_eq!(
+        verdict.annotations,
+        [("who".to_string(), "alice".to_string())]
+    );
+}
+
+#[test]
+fn match_conditions_skip_and_failure_policies_decide_errors() {
+    let conditional = json!({
+        "matchConditions": [{"name": "big", "expression": "object.spec.replicas > 3"}],
+        "validations": [{"expression": "false"}]
+    });
+    assert!(verdict_on(conditional.clone(), &json!({"spec": {"replicas": 1}})).skipped);
+    assert_eq!(
+        verdict_on(conditional, &json!({"spec": {"replicas": 9}}))
+            .failures
+            .len(),
+        1
+    );
+    let broken = |policy: &str| json!({"failurePolicy": policy, "validations": [{"expression": "object.spec.missing == 1"}]});
+    assert!(
+        verdict_on(broken("Ignore"), &json!({"spec": {}}))
+            .failures
+            .is_empty()
+    );
+    let failed = verdict_on(broken("Fail"), &json!({"spec": {}}));
+    assert!(
+        failed.failures[0]
+            .message
+            .starts_with("expression 'object.spec.missing == 1' resulted in error: "),
+        "{:?}",
+        failed.failures
+    );
+}
