@@ -301,3 +301,78 @@ fn bad_policies_and_bindings_are_refused() {
     let r = s.get(POLICIES);
     assert_eq!(r.status, 200, "{}", r.text());
 }
+
+const REPLICA_LIMIT: &str = "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= 5
+    messageExpression: \"'replicas must be at most 5, not ' + string(object.spec.replicas)\"
+  - expression: authorizer.group('apps').resource('deployments').namespace('default').check('delete').allowed()
+    message: the writer must be able to delete deployments
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: replica-limit}
+spec: {policyName: replica-limit, validationActions: [Deny]}
+";
+
+#[test]
+fn kubectl_applies_a_policy_and_sees_its_denial() {
+    if !cairn_tests::kubectl_present() {
+        return;
+    }
+    let s = Server::start(&["--api-domain", "k8s.io"]);
+    let ok = |args: &[&str], stdin: Option<&str>| {
+        let (ok, out) = cairn_tests::kubectl(&s, args, stdin);
+        assert!(ok, "kubectl {args:?}: {out}");
+        out
+    };
+    let out = ok(&["apply", "-f", "-"], Some(REPLICA_LIMIT));
+    assert!(
+        out.contains(
+            "validatingadmissionpolicy.admissionregistration.k8s.io/replica-limit created"
+        ),
+        "{out}"
+    );
+    let mut out = String::new();
+    wait_until("the policy to deny", || {
+        let (created, text) = cairn_tests::kubectl(
+            &s,
+            &[
+                "create",
+                "deployment",
+                "web",
+                "--image=nginx",
+                "--replicas=9",
+            ],
+            None,
+        );
+        out = text;
+        !created
+    });
+    assert!(
+        out.contains("ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit' denied request: replicas must be at most 5, not 9"),
+        "{out}"
+    );
+    let out = ok(
+        &[
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx",
+            "--replicas=2",
+        ],
+        None,
+    );
+    assert!(out.contains("deployment.apps/web created"), "{out}");
+    let out = ok(&["get", "validatingadmissionpolicies"], None);
+    assert!(
+        out.contains("VALIDATIONS") && out.contains("replica-limit"),
+        "{out}"
+    );
+}
