@@ -8,6 +8,7 @@
 //! README's test command, builds in the same profile because the server
 //! package has integration tests of its own) or at `$CAIRN_APISERVER_BIN`.
 
+pub mod audit_log;
 pub mod authz_gate;
 pub mod client;
 pub mod clients;

@@ -6,8 +6,7 @@
 //! `namespaceObject` are seen; failurePolicy decides about expressions
 //! that fail; bad policies and bindings are refused at creation.
 
-use std::path::Path;
-
+use cairn_tests::audit_log::completed_event;
 use cairn_tests::{Response, Server, wait_until};
 use serde_json::{Value, json};
 
@@ -147,22 +146,6 @@ rules:
 - level: None
 ";
 
-fn audit_event(log: &Path, r: &Response) -> Value {
-    let id = r.header("Audit-Id").expect("Audit-Id").to_string();
-    let mut found = Value::Null;
-    wait_until("the audit event", || {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
-        found = complete
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find(|e| e["auditID"] == id.as_str() && e["stage"] == "ResponseComplete")
-            .unwrap_or(Value::Null);
-        !found.is_null()
-    });
-    found
-}
-
 #[test]
 fn warn_and_audit_actions_variables_and_failure_policies() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -224,7 +207,7 @@ fn warn_and_audit_actions_variables_and_failure_policies() {
         r.header("Warning").unwrap(),
         "299 - \"Validation failed for ValidatingAdmissionPolicy 'owned' with binding 'owned-binding': owner must be the namespace's team\""
     );
-    let event = audit_event(&log, &r);
+    let event = completed_event(&log, &r);
     let notes = &event["annotations"];
     assert_eq!(notes["owned/writer"], "system:admin", "{notes}");
     let failure: Value = serde_json::from_str(

@@ -132,29 +132,24 @@ pub async fn run(state: Arc<AppState>) {
         state.shutdown.clone(),
         "extension-apiserver-authentication publisher",
     );
-    loop {
-        if pair.catch_up() {
-            let desired = config_map(data(
-                client_ca_pem(&state.config).as_deref(),
-                request_header.as_ref(),
-            ));
-            let stored_map =
-                pair.first
-                    .get(&keys::object_key(&config_maps, Some(NAMESPACE), CONFIG_MAP));
-            let stored_role = pair
-                .second
-                .get(&keys::object_key(&roles, Some(NAMESPACE), READER));
-            let again = Kept::new(store, &config_maps, NAMESPACE, &["data"])
-                .keep(stored_map, desired)
-                .await
-                | Kept::new(store, &roles, NAMESPACE, &["rules"])
-                    .keep(stored_role, reader_role())
-                    .await;
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let desired = config_map(data(
+            client_ca_pem(&state.config).as_deref(),
+            request_header.as_ref(),
+        ));
+        let stored_map =
+            pair.first
+                .get(&keys::object_key(&config_maps, Some(NAMESPACE), CONFIG_MAP));
+        let stored_role = pair
+            .second
+            .get(&keys::object_key(&roles, Some(NAMESPACE), READER));
+        let again = Kept::new(store, &config_maps, NAMESPACE, &["data"])
+            .keep(stored_map, desired)
+            .await
+            | Kept::new(store, &roles, NAMESPACE, &["rules"])
+                .keep(stored_role, reader_role())
+                .await;
+        pair.swept(again);
     }
 }
 

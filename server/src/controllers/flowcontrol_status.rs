@@ -158,14 +158,9 @@ pub async fn run(state: Arc<AppState>) {
         state.shutdown.clone(),
         "flow-control status controller",
     );
-    loop {
-        if pair.catch_up() {
-            let again = sweep(store, &schema_kind, &pair.first, &pair.second).await;
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let again = sweep(store, &schema_kind, &pair.first, &pair.second).await;
+        pair.swept(again);
     }
 }
 

@@ -110,23 +110,18 @@ pub async fn run(state: Arc<AppState>) {
         "kubernetes endpoints reconciler",
     );
     let ip = advertised_ip(&state.config);
-    loop {
-        if pair.catch_up() {
-            let port = port(&state.config);
-            let key = |kind| keys::object_key(kind, Some(NAMESPACE), NAME);
-            let stored_endpoints = pair.first.get(&key(&endpoints));
-            let stored_slice = pair.second.get(&key(&slices));
-            let again = Kept::new(store, &endpoints, NAMESPACE, OWNED)
-                .keep(stored_endpoints, desired_endpoints(ip, port))
-                .await
-                | Kept::new(store, &slices, NAMESPACE, OWNED)
-                    .keep(stored_slice, desired_slice(ip, port))
-                    .await;
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let port = port(&state.config);
+        let key = |kind| keys::object_key(kind, Some(NAMESPACE), NAME);
+        let stored_endpoints = pair.first.get(&key(&endpoints));
+        let stored_slice = pair.second.get(&key(&slices));
+        let again = Kept::new(store, &endpoints, NAMESPACE, OWNED)
+            .keep(stored_endpoints, desired_endpoints(ip, port))
+            .await
+            | Kept::new(store, &slices, NAMESPACE, OWNED)
+                .keep(stored_slice, desired_slice(ip, port))
+                .await;
+        pair.swept(again);
     }
 }
 

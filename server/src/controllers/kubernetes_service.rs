@@ -124,13 +124,8 @@ pub async fn run(state: Arc<AppState>) {
         state.shutdown.clone(),
         "kubernetes service controller",
     );
-    loop {
-        if pair.catch_up() {
-            let again = sweep(&state, &svc_kind, &pair.first, &pair.second).await;
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let again = sweep(&state, &svc_kind, &pair.first, &pair.second).await;
+        pair.swept(again);
     }
 }

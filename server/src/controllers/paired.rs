@@ -79,6 +79,19 @@ impl<A, B> Paired<A, B> {
         }
     }
 
+    /// Waits until a sweep is due; `false` once the server stops (the
+    /// controller ends). Each sweep is followed by `swept`.
+    pub async fn due(&mut self) -> bool {
+        loop {
+            if self.catch_up() {
+                return true;
+            }
+            if !self.wait().await {
+                return false;
+            }
+        }
+    }
+
     /// Waits for a change, the next pause's end, or the server's stop
     /// (`false`: the controller ends).
     pub async fn wait(&mut self) -> bool {

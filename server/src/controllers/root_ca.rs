@@ -120,23 +120,18 @@ pub async fn run(state: Arc<AppState>) {
         state.shutdown.clone(),
         "root-ca-cert-publisher",
     );
-    loop {
-        if pair.catch_up() {
-            let again = match state
-                .config
-                .service_accounts
-                .root_ca_pem(&state.config.data_dir)
-            {
-                Ok(ca_pem) => sweep(store, &cm_kind, &ca_pem, &pair.first, &pair.second).await,
-                Err(e) => {
-                    tracing::warn!(error = %e, "no root CA to publish");
-                    true
-                }
-            };
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let again = match state
+            .config
+            .service_accounts
+            .root_ca_pem(&state.config.data_dir)
+        {
+            Ok(ca_pem) => sweep(store, &cm_kind, &ca_pem, &pair.first, &pair.second).await,
+            Err(e) => {
+                tracing::warn!(error = %e, "no root CA to publish");
+                true
+            }
+        };
+        pair.swept(again);
     }
 }

@@ -105,14 +105,9 @@ pub async fn run(state: Arc<AppState>) {
         state.shutdown.clone(),
         "service-account controller",
     );
-    loop {
-        if pair.catch_up() {
-            let again = sweep(store, &sa_kind, &pair.first, &pair.second).await;
-            pair.swept(again);
-        }
-        if !pair.wait().await {
-            return;
-        }
+    while pair.due().await {
+        let again = sweep(store, &sa_kind, &pair.first, &pair.second).await;
+        pair.swept(again);
     }
 }
 

@@ -4,13 +4,14 @@
 //! it changed the object), and the patch it answered is kept at level
 //! Request and above only.
 
-use std::path::Path;
+use cairn_tests::Server;
+use cairn_tests::audit_log::completed_event;
+use serde_json::json;
 
-use cairn_tests::{Server, wait_until};
-use serde_json::{Value, json};
-
-use super::hook::{Hook, patch};
-use super::{CONFIGMAPS, MUTATING, configmap, configuration, install};
+use super::hook::Hook;
+use super::{
+    CONFIGMAPS, MUTATING, configmap, configuration, first_then_reinvoked as first, install, second,
+};
 
 const POLICY: &str = "apiVersion: audit.k8s.io/v1
 kind: Policy
@@ -23,40 +24,6 @@ rules:
     resources: [configmaps]
 - level: None
 ";
-
-/// Marks a `chain: on` ConfigMap `first`, and `reinvoked` once `second`
-/// has marked it.
-fn first(request: &Value) -> Value {
-    if request["object"]["metadata"]["labels"]["second"] == "yes" {
-        patch(&json!([{"op": "add", "path": "/metadata/labels/reinvoked", "value": "yes"}]))
-    } else {
-        patch(&json!([{"op": "add", "path": "/metadata/labels/first", "value": "yes"}]))
-    }
-}
-
-fn second(request: &Value) -> Value {
-    if request["object"]["metadata"]["labels"]["second"] == "yes" {
-        return json!({"allowed": true});
-    }
-    patch(&json!([{"op": "add", "path": "/metadata/labels/second", "value": "yes"}]))
-}
-
-/// The ResponseComplete event of the request answered with `r`.
-fn event_of(log: &Path, r: &cairn_tests::Response) -> Value {
-    let id = r.header("Audit-Id").expect("Audit-Id header").to_string();
-    let mut found = Value::Null;
-    wait_until("the request's audit event", || {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        let complete = text.rfind('\n').map_or("", |end| &text[..end]);
-        found = complete
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find(|e| e["auditID"] == id.as_str() && e["stage"] == "ResponseComplete")
-            .unwrap_or(Value::Null);
-        !found.is_null()
-    });
-    found
-}
 
 fn mutation(configuration: &str, webhook: &str, mutated: bool) -> String {
     format!(r#"{{"configuration":"{configuration}","webhook":"{webhook}","mutated":{mutated}}}"#)
@@ -103,7 +70,7 @@ fn mutating_calls_are_annotated_per_round_and_index() {
 
     let r = s.post(CONFIGMAPS, &configmap("chained", json!({"chain": "on"})));
     assert_eq!(r.status, 201, "{}", r.text());
-    let event = event_of(&log, &r);
+    let event = completed_event(&log, &r);
     assert_eq!(event["level"], "Request");
     let notes = &event["annotations"];
     let key = |kind: &str, round: u8, index: u8| {
@@ -139,7 +106,7 @@ fn mutating_calls_are_annotated_per_round_and_index() {
         &configmap("hushed", json!({"chain": "on"})),
     );
     assert_eq!(r.status, 201, "{}", r.text());
-    let event = event_of(&log, &r);
+    let event = completed_event(&log, &r);
     assert_eq!(event["level"], "Metadata");
     let notes = event["annotations"].as_object().expect("annotations");
     assert_eq!(

@@ -13,6 +13,7 @@ mod log_file;
 
 use std::path::{Path, PathBuf};
 
+use cairn_tests::audit_log::read_events;
 use cairn_tests::{Server, wait_until};
 use serde_json::{Value, json};
 
@@ -56,17 +57,6 @@ impl Files {
         let args: Vec<&str> = flags.iter().map(String::as_str).collect();
         Server::start(&args)
     }
-}
-
-/// The complete events in the log: a last line still being written (no
-/// newline yet) is left for the next read.
-fn read_events(log: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let complete = text.rfind('\n').map_or("", |end| &text[..end]);
-    complete
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
-        .collect()
 }
 
 /// The events of one request, once its `last` stage is written.

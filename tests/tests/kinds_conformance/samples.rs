@@ -128,6 +128,15 @@ pub fn sample(gr: &str, name: &str) -> Option<Value> {
         | "admissionregistration.k8s.io/validatingwebhookconfigurations" => {
             json!({"metadata": meta, "webhooks": []})
         }
+        // A policy of a resource nothing writes, a binding of a policy
+        // that does not exist: neither judges the suite's writes.
+        "admissionregistration.k8s.io/validatingadmissionpolicies" => json!({"metadata": meta,
+            "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["conf.example.io"],
+                "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["nothing"]}]},
+                "validations": [{"expression": "true"}]}}),
+        "admissionregistration.k8s.io/validatingadmissionpolicybindings" => {
+            json!({"metadata": meta, "spec": {"policyName": "absent", "validationActions": ["Audit"]}})
+        }
         "example.com/gadgets" => json!({"metadata": meta, "spec": {"color": "red"}}),
         // Local (no service): named `<version>.<group>`, the version being `name`.
         "apiregistration.k8s.io/apiservices" => json!({
