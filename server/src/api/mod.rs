@@ -6,6 +6,7 @@ pub mod cel;
 pub mod decode;
 pub mod deprecation;
 pub mod error;
+mod error_status;
 pub mod group_priority;
 pub mod index;
 pub mod informer;

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::admission_webhooks_rules::{named_rule_errors, quoted};
+use super::admission_webhooks_rules::{quoted, rule_errors, strings};
 use super::checks::{causes, default_field};
 use crate::api::cel::Expression;
 use crate::api::error::Cause;
@@ -35,6 +35,23 @@ const NOT_FOUND_ACTIONS: [&str; 2] = ["Allow", "Deny"];
 
 pub struct PolicyStrategy;
 pub struct BindingStrategy;
+
+/// A policy's `NamedRuleWithOperations`: a webhook rule that may also
+/// list `resourceNames`.
+fn named_rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
+    let mut errs = rule_errors(at, rule);
+    let names = strings(rule.get("resourceNames"));
+    let mut seen = BTreeSet::new();
+    for (i, name) in names.iter().enumerate() {
+        if !seen.insert(*name) {
+            errs.push(FieldError::duplicate(
+                format!("{at}.resourceNames[{i}]"),
+                (*name).into(),
+            ));
+        }
+    }
+    errs
+}
 
 fn default_match_resources(m: &mut Map<String, Value>) {
     default_field(m, "matchPolicy", "Equivalent".into());

@@ -67,7 +67,7 @@ pub fn default_webhooks(obj: &mut Value, mutating: bool) {
     }
 }
 
-fn strings(v: Option<&Value>) -> Vec<&str> {
+pub(super) fn strings(v: Option<&Value>) -> Vec<&str> {
     v.and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
@@ -225,24 +225,7 @@ fn review_version_errors(at: &str, versions: &[&str]) -> Vec<Cause> {
     errs
 }
 
-/// A policy's `NamedRuleWithOperations`: a webhook rule that may also
-/// list `resourceNames`.
-pub(super) fn named_rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
-    let mut errs = rule_errors(at, rule);
-    let names = strings(rule.get("resourceNames"));
-    let mut seen = BTreeSet::new();
-    for (i, name) in names.iter().enumerate() {
-        if !seen.insert(*name) {
-            errs.push(FieldError::duplicate(
-                format!("{at}.resourceNames[{i}]"),
-                (*name).into(),
-            ));
-        }
-    }
-    errs
-}
-
-fn rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
+pub(super) fn rule_errors(at: &str, rule: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let operations = strings(rule.get("operations"));
     if operations.is_empty() {
