@@ -25,6 +25,19 @@ pub fn server() -> Server {
     wait_until("the widgets CRD to be served", || {
         s.get(WIDGETS).status == 200
     });
+    // The group's APIService is registered and its status written by a
+    // controller a moment later: wait for that too, or its writes land
+    // while the corpus checks that nothing changes the store.
+    wait_until("the widgets APIService to be available", || {
+        let r = s.get("/apis/apiregistration.k8s.io/v1/apiservices/v1.example.com");
+        r.status == 200
+            && r.json()["status"]["conditions"]
+                .as_array()
+                .is_some_and(|c| {
+                    c.iter()
+                        .any(|c| c["type"] == "Available" && c["status"] == "True")
+                })
+    });
     created(&s, CMS, &config_map("cm"));
     created(&s, &format!("{NS}/events"), &event("ev"));
     created(
