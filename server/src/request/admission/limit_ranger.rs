@@ -53,17 +53,11 @@ fn target(attrs: &Attributes<'_>) -> Option<Target> {
     }
 }
 
-fn forbidden(attrs: &Attributes<'_>, errors: &[String]) -> ApiError {
-    let reason = match errors {
+/// One breach as it is, several as `[a, b]`.
+fn breaches(errors: &[String]) -> String {
+    match errors {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
-    };
-    ApiError::Forbidden {
-        group: String::new(),
-        resource: attrs.kind.resource.clone(),
-        name: attrs.name.into(),
-        reason,
-        causes: Vec::new(),
     }
 }
 
@@ -170,7 +164,7 @@ impl LimitRanger {
         if errors.is_empty() {
             Ok(())
         } else {
-            Err(forbidden(attrs, &errors))
+            Err(attrs.forbidden(breaches(&errors)))
         }
     }
 }

@@ -148,6 +148,19 @@ impl<'a> Attributes<'a> {
         }
     }
 
+    /// A plugin's refusal of this write: 403, `<resource> "<name>" is
+    /// forbidden: <reason>`.
+    #[must_use]
+    pub fn forbidden(&self, reason: String) -> ApiError {
+        ApiError::Forbidden {
+            group: self.kind.group.clone(),
+            resource: self.kind.resource.clone(),
+            name: self.name.into(),
+            reason,
+            causes: Vec::new(),
+        }
+    }
+
     #[must_use]
     pub fn dry_run(&self) -> bool {
         match self.options {

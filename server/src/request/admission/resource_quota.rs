@@ -48,16 +48,6 @@ struct Covering {
     hard: Resources,
 }
 
-fn forbidden(attrs: &Attributes<'_>, reason: String) -> ApiError {
-    ApiError::Forbidden {
-        group: attrs.kind.group.clone(),
-        resource: attrs.kind.resource.clone(),
-        name: attrs.name.into(),
-        reason,
-        causes: Vec::new(),
-    }
-}
-
 impl ResourceQuotaAdmission {
     #[must_use]
     pub fn new(
@@ -120,7 +110,7 @@ impl ResourceQuotaAdmission {
                 .collect();
             if let Err(e) = evaluator.constraints(&tracked, obj) {
                 let name = crate::api::object::name(&quota);
-                return Err(forbidden(attrs, format!("failed quota: {name}: {e}")));
+                return Err(attrs.forbidden(format!("failed quota: {name}: {e}")));
             }
             covered_names.extend(tracked.iter().map(|n| (*n).to_string()));
             covering.push(Covering { kv, quota, hard });
@@ -166,16 +156,13 @@ impl ResourceQuotaAdmission {
             let over = exceeded(&mask(&after, |n| requested.contains_key(n)), &hard);
             if !over.is_empty() {
                 let only = |n: &str| over.iter().any(|o| o == n);
-                return Err(forbidden(
-                    attrs,
-                    format!(
-                        "exceeded quota: {}, requested: {}, used: {}, limited: {}",
-                        crate::api::object::name(&quota),
-                        pretty(&mask(&requested, only)),
-                        pretty(&mask(&used, only)),
-                        pretty(&mask(&hard, only)),
-                    ),
-                ));
+                return Err(attrs.forbidden(format!(
+                    "exceeded quota: {}, requested: {}, used: {}, limited: {}",
+                    crate::api::object::name(&quota),
+                    pretty(&mask(&requested, only)),
+                    pretty(&mask(&used, only)),
+                    pretty(&mask(&hard, only)),
+                )));
             }
             for (name, amount) in &mut after {
                 if let Some(h) = hard.get(name) {
@@ -232,19 +219,16 @@ impl ResourceQuotaAdmission {
         }
         if !uncovered.is_empty() {
             uncovered.sort_unstable();
-            return Err(forbidden(
-                attrs,
-                format!("insufficient quota to consume: {}", uncovered.join(",")),
-            ));
+            return Err(attrs.forbidden(format!(
+                "insufficient quota to consume: {}",
+                uncovered.join(",")
+            )));
         }
         if !unmatched.is_empty() {
-            return Err(forbidden(
-                attrs,
-                format!(
-                    "insufficient quota to match these scopes: [{}]",
-                    unmatched.join(" ")
-                ),
-            ));
+            return Err(attrs.forbidden(format!(
+                "insufficient quota to match these scopes: [{}]",
+                unmatched.join(" ")
+            )));
         }
         Ok(())
     }

@@ -57,16 +57,6 @@ fn is_mirror(pod: &Value) -> bool {
         .is_some()
 }
 
-fn forbidden(attrs: &Attributes<'_>, reason: String) -> ApiError {
-    ApiError::Forbidden {
-        group: String::new(),
-        resource: "pods".into(),
-        name: attrs.name.into(),
-        reason,
-        causes: Vec::new(),
-    }
-}
-
 impl ServiceAccountAdmission {
     #[must_use]
     pub fn new(storage: Arc<dyn Storage>, accounts: Arc<KindSpec>) -> ServiceAccountAdmission {
@@ -107,12 +97,9 @@ impl ServiceAccountAdmission {
         let ns = attrs.namespace.unwrap_or_default();
         let name = str_at(pod, "/spec/serviceAccountName");
         self.account(ns, name).await?.ok_or_else(|| {
-            forbidden(
-                attrs,
-                format!(
-                    "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
-                ),
-            )
+            attrs.forbidden(format!(
+                "error looking up service account {ns}/{name}: serviceaccount {name:?} not found"
+            ))
         })
     }
 
@@ -139,10 +126,9 @@ impl ServiceAccountAdmission {
         }
         if str_at(pod, "/spec/serviceAccountName").is_empty() {
             let (ns, name) = (attrs.namespace.unwrap_or_default(), attrs.name);
-            return Err(forbidden(
-                attrs,
-                format!("no service account specified for pod {ns}/{name}"),
-            ));
+            return Err(
+                attrs.forbidden(format!("no service account specified for pod {ns}/{name}"))
+            );
         }
         let account = self.required_account(attrs, pod).await?;
         mountable_secrets(attrs, &account, pod)
@@ -218,9 +204,7 @@ fn mountable_secrets(attrs: &Attributes<'_>, account: &Value, pod: &Value) -> Re
         .into_iter()
         .find(|(_, name)| !allowed.contains(&name.as_str()))
     {
-        Some((what, name)) => Err(forbidden(
-            attrs,
-            format!(
+        Some((what, name)) => Err(attrs.forbidden(format!(
                 "{what}=\"{name}\" is not allowed because service account {account_name} does not reference that secret"
             ),
         )),
@@ -232,16 +216,10 @@ fn mountable_secrets(attrs: &Attributes<'_>, account: &Value, pod: &Value) -> Re
 /// service account and no Secret.
 fn mirror_rules(attrs: &Attributes<'_>, pod: &Value) -> Result<(), ApiError> {
     if !str_at(pod, "/spec/serviceAccountName").is_empty() {
-        return Err(forbidden(
-            attrs,
-            "a mirror pod may not reference service accounts".into(),
-        ));
+        return Err(attrs.forbidden("a mirror pod may not reference service accounts".into()));
     }
     if !secret_references(pod).is_empty() {
-        return Err(forbidden(
-            attrs,
-            "a mirror pod may not reference secrets".into(),
-        ));
+        return Err(attrs.forbidden("a mirror pod may not reference secrets".into()));
     }
     Ok(())
 }
