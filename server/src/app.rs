@@ -103,6 +103,10 @@ pub async fn run(config: Config) -> Result<(), String> {
     config.proxy_client.load()?;
     config.cluster_signing.load()?;
     let auditor = Auditor::from_config(&config)?;
+    let tracing_settings = match &config.tracing_config_file {
+        Some(path) => Some(crate::config::tracing::load(path, &config.api_domain)?),
+        None => None,
+    };
     let encryption = match &config.encryption.encryption_provider_config {
         Some(path) => Some(Arc::new(Encryption::load(path, &config.api_domain).await?)),
         None => None,
@@ -113,12 +117,17 @@ pub async fn run(config: Config) -> Result<(), String> {
         config.service_accounts.issuers.clone(),
     )?;
     let token_issuer = TokenIssuer::load(&config.service_accounts, &config.data_dir)?;
+    if let Some(settings) = &tracing_settings {
+        crate::trace::install(settings)?;
+    }
     let opened = crate::storage::backend::open(&config).await?;
     let backend = opened.storage;
-    // Backend latency as kube's etcd request metrics, below encryption.
+    // Backend latency as kube's etcd request metrics (and spans), below
+    // encryption.
     let backend: Arc<dyn Storage> = Arc::new(MeteredStorage::new(
         backend,
         &crate::metrics::global().storage,
+        opened.name,
     ));
     let storage: Arc<dyn Storage> = Arc::new(match &encryption {
         Some(e) => TransformingStorage::shared(backend, e.transformers()),
@@ -271,6 +280,7 @@ pub async fn run(config: Config) -> Result<(), String> {
     if let Some(auditor) = &auditor {
         auditor.close();
     }
+    let _ = tokio::task::spawn_blocking(crate::trace::shutdown).await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -17,4 +17,5 @@ pub mod metrics;
 pub mod request;
 pub mod storage;
 pub mod tls;
+pub mod trace;
 pub mod util;

@@ -89,7 +89,8 @@ pub struct KmsPlugin {
     runtime: Option<tokio::runtime::Runtime>,
 }
 
-type Reply = http::Response<
+/// A gRPC answer (also the OTLP collector's).
+pub type Reply = http::Response<
     http_body_util::combinators::WithTrailers<
         Full<Bytes>,
         std::future::Ready<Option<Result<http::HeaderMap, Infallible>>>,
@@ -295,7 +296,8 @@ fn unwrap(key: &aead::LessSafeKey, key_id: &str, wrapped: &[u8]) -> Option<Vec<u
     Some(plain.to_vec())
 }
 
-fn unframe(mut body: Bytes) -> Option<Bytes> {
+/// The one message of a unary request's body.
+pub fn unframe(mut body: Bytes) -> Option<Bytes> {
     if body.len() < 5 || body.get_u8() != 0 {
         return None;
     }
@@ -303,7 +305,8 @@ fn unframe(mut body: Bytes) -> Option<Bytes> {
     (body.len() == length).then_some(body)
 }
 
-fn success(message: &impl Message) -> Reply {
+/// A unary answer: `message`, then status 0 in the trailers.
+pub fn success(message: &impl Message) -> Reply {
     let mut body = BytesMut::with_capacity(5 + message.encoded_len());
     body.put_u8(0);
     body.put_u32(u32::try_from(message.encoded_len()).expect("small message"));

@@ -19,6 +19,7 @@ pub mod k8s_proto;
 pub mod kms_plugin;
 pub mod linearizability;
 pub mod metrics_text;
+pub mod otlp_collector;
 pub mod proxy;
 pub mod selection;
 mod settle;

@@ -15,11 +15,12 @@ use cairn_tests::{Server, TlsClient};
 use serde_json::{Value, json};
 
 /// A plain-HTTP webhook on loopback: `decide` maps a review's spec to its
-/// status; every review is kept.
+/// status; every review is kept, with the `traceparent` it came with.
 struct Hook {
     url: String,
     calls: Arc<AtomicUsize>,
     reviews: Arc<Mutex<Vec<Value>>>,
+    traceparents: Arc<Mutex<Vec<Option<String>>>>,
 }
 
 impl Hook {
@@ -31,17 +32,27 @@ impl Hook {
         );
         let calls = Arc::new(AtomicUsize::new(0));
         let reviews = Arc::new(Mutex::new(Vec::new()));
-        let (c, r) = (Arc::clone(&calls), Arc::clone(&reviews));
+        let traceparents = Arc::new(Mutex::new(Vec::new()));
+        let kept = (
+            Arc::clone(&calls),
+            Arc::clone(&reviews),
+            Arc::clone(&traceparents),
+        );
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (c, r) = (Arc::clone(&c), Arc::clone(&r));
-                std::thread::spawn(move || serve(stream, decide, &c, &r));
+                let kept = (
+                    Arc::clone(&kept.0),
+                    Arc::clone(&kept.1),
+                    Arc::clone(&kept.2),
+                );
+                std::thread::spawn(move || serve(stream, decide, &kept.0, &kept.1, &kept.2));
             }
         });
         Hook {
             url,
             calls,
             reviews,
+            traceparents,
         }
     }
 
@@ -68,14 +79,20 @@ fn serve(
     decide: fn(&Value) -> Value,
     calls: &AtomicUsize,
     reviews: &Mutex<Vec<Value>>,
+    traceparents: &Mutex<Vec<Option<String>>>,
 ) {
     let mut reader = BufReader::new(stream.try_clone().expect("clone"));
     let mut writer = stream;
     loop {
-        let Some(body) = cairn_tests::http_request::read_body(&mut reader) else {
+        let Some(seen) = cairn_tests::http_request::read_request(&mut reader) else {
             return;
         };
-        let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let traceparent = seen
+            .header_values("traceparent")
+            .first()
+            .map(|v| v.to_string());
+        traceparents.lock().expect("lock").push(traceparent);
+        let review: Value = serde_json::from_slice(&seen.body).unwrap_or(Value::Null);
         let status = decide(&review["spec"]);
         calls.fetch_add(1, Ordering::SeqCst);
         reviews.lock().expect("lock").push(review.clone());
@@ -130,16 +147,22 @@ fn webhook_entry(kubeconfig: &str) -> Value {
 }
 
 fn start(dir: &Path, authorizers: Value) -> Server {
+    start_with(dir, authorizers, &[])
+}
+
+fn start_with(dir: &Path, authorizers: Value, extra: &[&str]) -> Server {
     let tokens = dir.join("tokens.csv");
     std::fs::write(&tokens, TOKENS).expect("tokens");
     let file = dir.join("authz.json");
     std::fs::write(&file, config(authorizers)).expect("config");
-    Server::start_secure(&[
+    let mut args = vec![
         "--token-auth-file",
         tokens.to_str().expect("path"),
         "--authorization-config",
         file.to_str().expect("path"),
-    ])
+    ];
+    args.extend_from_slice(extra);
+    Server::start_secure(&args)
 }
 
 fn status_as(server: &Server, client: &TlsClient, token: &str, path: &str) -> (u16, String) {
@@ -290,4 +313,57 @@ fn mode_webhook_uses_the_legacy_flags() {
         json!(["people", "system:authenticated"])
     );
     assert_eq!(status_as(&server, &client, "bob-token", pods).0, 403);
+}
+
+#[test]
+fn a_traced_request_carries_its_trace_to_the_webhook() {
+    let collector = cairn_tests::otlp_collector::Collector::start();
+    let hook = Hook::start(alice_yes_bob_no);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = hook.kubeconfig(dir.path());
+    let tracing = dir.path().join("tracing.yaml");
+    let text = format!(
+        "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: TracingConfiguration\nendpoint: {}\nsamplingRatePerMillion: 1000000\n",
+        collector.endpoint()
+    );
+    std::fs::write(&tracing, text).expect("tracing config");
+    let server = start_with(
+        dir.path(),
+        json!([webhook_entry(&kubeconfig), {"type": "RBAC", "name": "rbac"}]),
+        &["--tracing-config-file", tracing.to_str().expect("path")],
+    );
+    let client = server.tls_client(None);
+    let path = "/api/v1/namespaces/default/configmaps";
+    assert_eq!(status_as(&server, &client, "alice-token", path).0, 200);
+    let traceparent = hook
+        .traceparents
+        .lock()
+        .expect("lock")
+        .last()
+        .cloned()
+        .flatten()
+        .expect("the review carried a traceparent");
+    let parts: Vec<&str> = traceparent.split('-').collect();
+    let (trace_id, client_span) = (parts[1].to_string(), parts[2].to_string());
+    let spans = collector.wait_for("the request's spans", |spans| {
+        spans.iter().any(|s| s.trace_id == trace_id && s.kind == 2)
+    });
+    let call = spans
+        .iter()
+        .find(|s| s.span_id == client_span)
+        .expect("the call's client span");
+    assert_eq!(call.name, "HTTP POST");
+    let request = spans
+        .iter()
+        .find(|s| s.trace_id == trace_id && s.kind == 2)
+        .expect("the request's span");
+    assert_eq!(
+        call.parent_span_id, request.span_id,
+        "the call is under the request"
+    );
+    assert_eq!(
+        request.name,
+        "GET /api/v1/namespaces/{:namespace}/configmaps"
+    );
+    assert_eq!(request.attribute("http.scheme"), Some("https"));
 }

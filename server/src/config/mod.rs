@@ -19,6 +19,7 @@ pub mod request_header;
 pub mod runtime_config;
 pub mod service_accounts;
 pub mod service_ranges;
+pub mod tracing;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -149,6 +150,10 @@ pub struct Flags {
     pub cluster_signing: ClusterSigningFlags,
     #[command(flatten)]
     pub request_header: RequestHeaderFlags,
+    /// TracingConfiguration file (YAML or JSON): the OTLP collector spans
+    /// are exported to and the sampling rate. Without it nothing is traced.
+    #[arg(long)]
+    pub tracing_config_file: Option<PathBuf>,
     /// The previous minor version (the only value accepted) for which to show
     /// metrics hidden by their deprecation, e.g. `1.31`.
     #[arg(long, default_value = "", value_parser = show_hidden_metrics_version)]
@@ -200,6 +205,7 @@ pub struct Config {
     pub proxy_client: ProxyClientFlags,
     pub cluster_signing: ClusterSigningFlags,
     pub request_header: RequestHeaderFlags,
+    pub tracing_config_file: Option<PathBuf>,
     /// `--show-hidden-metrics-for-version` was given (validated at parse).
     pub show_hidden_metrics: bool,
     /// The address clients are told to use: the HTTPS port's when it
@@ -243,6 +249,7 @@ impl From<Flags> for Config {
             proxy_client: f.proxy_client,
             cluster_signing: f.cluster_signing,
             request_header: f.request_header,
+            tracing_config_file: f.tracing_config_file,
             show_hidden_metrics: !f.show_hidden_metrics_for_version.is_empty(),
             bound: Mutex::new(None),
         }

@@ -41,15 +41,15 @@ use crate::request::authn::RequestHead;
 use crate::request::info::RequestInfo;
 use crate::request::overload::deadline;
 use crate::request::overload::long_running::is_long_running;
+use crate::trace;
 use body::Body;
 use params::Query;
 use respond::Writer;
 use router::Route;
 pub use serve::{Connection, Endpoint, serve};
 
-/// Handles one request on `conn`, audited from arrival to answer: a
-/// long-running one as it comes, any other within its deadline (504 past
-/// it).
+/// Handles one request on `conn`, audited and traced from arrival to
+/// answer.
 pub async fn handle(
     state: Arc<AppState>,
     conn: Arc<Connection>,
@@ -75,9 +75,43 @@ pub async fn handle(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
     let reported = instrument::Reported::of(&info, content_type, &query);
-    if is_long_running(&info) {
-        let resp = respond(state, &conn, req, query, &info, reported, &mut trail).await;
-        return audited::finish(trail, resp, true).await;
+    let arrival = trace::request::Arrival {
+        method: req.method(),
+        target: request_uri,
+        version: req.version(),
+        headers: req.headers(),
+        remote: conn.remote,
+        https: conn.tls,
+        audit_id: trail.id(),
+    };
+    let span = trace::request::start(&arrival, &info);
+    let long_running = is_long_running(&info);
+    let resp = trace::within(
+        span.as_ref(),
+        answer(
+            state, &conn, req, query, &info, reported, &mut trail, received,
+        ),
+    )
+    .await;
+    trace::request::finish(span, resp.status());
+    audited::finish(trail, resp, long_running).await
+}
+
+/// The answer to a request: a long-running one as it comes, any other
+/// within its deadline (504 past it).
+#[allow(clippy::too_many_arguments)]
+async fn answer(
+    state: Arc<AppState>,
+    conn: &Connection,
+    req: Request<Incoming>,
+    query: Query,
+    info: &RequestInfo,
+    reported: instrument::Reported,
+    trail: &mut Trail,
+    received: tokio::time::Instant,
+) -> Response<Body> {
+    if is_long_running(info) {
+        return respond(state, conn, req, query, info, reported, trail).await;
     }
     let list_timeout = (info.verb == "list")
         .then(|| query.get("timeoutSeconds"))
@@ -88,19 +122,14 @@ pub async fn handle(
         state.overload.request_timeout,
     ) {
         Ok(limit) => limit,
-        Err(e) => return audited::finish(trail, Writer::default().error(&e), false).await,
+        Err(e) => return Writer::default().error(&e),
     };
     // The deadline counts from receipt; a budget spent before the work
     // starts is answered at once.
     let due = received + limit;
     if tokio::time::Instant::now() >= due {
-        reported.refused(&info, 504);
-        return audited::finish(
-            trail,
-            Writer::default().error(&deadline::timed_out()),
-            false,
-        )
-        .await;
+        reported.refused(info, 504);
+        return Writer::default().error(&deadline::timed_out());
     }
 
     // Past the deadline the request's work is dropped at its next await,
@@ -108,19 +137,15 @@ pub async fn handle(
     // lands (as kube-apiserver's work may finish after its 504). Run in
     // place, not on a task of its own: moving the whole request future to
     // a new task cost more than the rest of the deadline's bookkeeping.
-    let resp = match tokio::time::timeout_at(
-        due,
-        respond(state, &conn, req, query, &info, reported, &mut trail),
-    )
-    .await
+    match tokio::time::timeout_at(due, respond(state, conn, req, query, info, reported, trail))
+        .await
     {
         Ok(resp) => resp,
         Err(_) => {
-            reported.refused(&info, 504);
+            reported.refused(info, 504);
             Writer::default().error(&deadline::timed_out())
         }
-    };
-    audited::finish(trail, resp, false).await
+    }
 }
 
 /// Authenticates, authorizes and admits (in-flight limits) a request,

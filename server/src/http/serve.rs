@@ -38,6 +38,8 @@ pub struct Connection {
     pub peer: Option<PeerCertificates>,
     /// The client's address (audit events' source IPs).
     pub remote: Option<SocketAddr>,
+    /// Served over TLS.
+    pub tls: bool,
 }
 
 fn serve_connection<S>(state: &Arc<AppState>, stream: S, conn: Connection, graceful: Watcher)
@@ -72,7 +74,7 @@ pub async fn serve(state: Arc<AppState>, endpoint: Endpoint, mut stop: signal::R
                 let _ = stream.set_nodelay(true);
                 let pipeline = Arc::clone(&endpoint.pipeline);
                 match &endpoint.tls {
-                    None => serve_connection(&state, stream, Connection { pipeline, peer: None, remote: Some(remote) }, graceful.watcher()),
+                    None => serve_connection(&state, stream, Connection { pipeline, peer: None, remote: Some(remote), tls: false }, graceful.watcher()),
                     Some(acceptor) => {
                         let (acceptor, state, watcher) = (acceptor.clone(), Arc::clone(&state), graceful.watcher());
                         // The handshake runs on its own task: a slow client
@@ -82,7 +84,7 @@ pub async fn serve(state: Arc<AppState>, endpoint: Endpoint, mut stop: signal::R
                                 return;
                             };
                             let peer = PeerCertificates::new(tls.get_ref().1.peer_certificates());
-                            serve_connection(&state, tls, Connection { pipeline, peer, remote: Some(remote) }, watcher);
+                            serve_connection(&state, tls, Connection { pipeline, peer, remote: Some(remote), tls: true }, watcher);
                         });
                     }
                 }

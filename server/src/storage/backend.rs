@@ -21,6 +21,8 @@ const ETCD_START_PATIENCE: Duration = Duration::from_secs(30);
 /// The opened backend.
 pub struct Backend {
     pub storage: Arc<dyn Storage>,
+    /// How spans name it (`Create etcd3`, as kube-apiserver's).
+    pub name: &'static str,
     /// Set for etcd: the `/readyz` check it adds.
     pub readiness: Option<(&'static str, Arc<dyn Storage>)>,
 }
@@ -43,6 +45,7 @@ pub async fn open(config: &Config) -> Result<Backend, String> {
         }
         let storage: Arc<dyn Storage> = etcd;
         return Ok(Backend {
+            name: "etcd3",
             readiness: Some((ETCD_CHECK, Arc::clone(&storage))),
             storage,
         });
@@ -57,6 +60,7 @@ pub async fn open(config: &Config) -> Result<Backend, String> {
     })));
     Ok(Backend {
         storage: embedded,
+        name: "embedded",
         readiness: None,
     })
 }

@@ -83,11 +83,8 @@ pub fn serving_names(config: &Config) -> Vec<String> {
     .iter()
     .map(|s| (*s).to_string())
     .collect();
-    if let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
-        let host = host.trim();
-        if !host.is_empty() {
-            names.push(host.to_string());
-        }
+    if let Some(host) = crate::util::host_name() {
+        names.push(host);
     }
     if let Some(a) = config.advertise_address {
         names.push(a.to_string());

@@ -7,3 +7,11 @@ pub mod maybe_async;
 pub mod random;
 pub mod time;
 pub mod url;
+
+/// This machine's host name, when the kernel tells it.
+#[must_use]
+pub fn host_name() -> Option<String> {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let name = name.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}

@@ -21,6 +21,8 @@ use serde_json::{Value, json};
 pub struct Received {
     pub target: String,
     pub authorization: Option<String>,
+    /// The W3C trace context the call carried.
+    pub traceparent: Option<String>,
     pub review: Value,
 }
 
@@ -129,6 +131,10 @@ fn serve(
         reviews.lock().expect("lock").push(Received {
             authorization: seen
                 .header_values("authorization")
+                .first()
+                .map(|v| v.to_string()),
+            traceparent: seen
+                .header_values("traceparent")
                 .first()
                 .map(|v| v.to_string()),
             target: seen.target.clone(),

@@ -3,12 +3,14 @@
 //! HTTPS (trusted through `caBundle`): patches applied and stored,
 //! reinvocation, denials with the webhook's message, timeouts under each
 //! failure policy, namespace and object selectors, dry runs, kubectl's
-//! view of a denial, and refused admission flags and files at start.
+//! view of a denial, refused admission flags and files at start, and the
+//! spans and trace context of a traced call.
 
 mod audit;
 mod binding;
 mod hook;
 mod reach;
+mod traced;
 mod warnings;
 
 use std::time::Duration;

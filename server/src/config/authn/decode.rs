@@ -284,6 +284,22 @@ pub(in crate::config) fn boolean(
     }
 }
 
+/// An integer field of Go type `int32`; `None` when absent.
+pub(in crate::config) fn int32(
+    fields: &Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Result<Option<i32>, String> {
+    match present(fields, key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .and_then(|n| i32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| mismatch(&join(at, key), "int32", v)),
+    }
+}
+
 pub(in crate::config) fn list<'a>(
     fields: &'a Map<String, Value>,
     at: &str,

@@ -19,6 +19,7 @@ mod metrics;
 mod mutating;
 pub(crate) mod review;
 mod target;
+mod traced;
 
 use std::sync::Arc;
 
@@ -37,6 +38,7 @@ use crate::request::admission::{
     Attributes, MutatingAdmission, Operation, Pins, ValidatingAdmission,
 };
 use crate::storage::{Revision, Storage};
+use crate::trace;
 use crate::util::maybe_async::MaybeAsync;
 use credentials::Credentials;
 use hook::Hook;
@@ -54,6 +56,8 @@ struct Call {
     uid: String,
     mutating: bool,
     operation: &'static str,
+    /// `Call validating webhook` (or mutating), when the request is traced.
+    span: Option<trace::Span>,
 }
 
 /// Why a call did not allow the write.
@@ -175,10 +179,15 @@ impl Webhooks {
 
     /// Calls `hook` about the write, counting the call in the metrics;
     /// `Ok(None)` when a failure is ignored.
-    async fn call(hook: Arc<Hook>, call: Call) -> Result<Option<review::Answer>, ApiError> {
+    async fn call(hook: Arc<Hook>, mut call: Call) -> Result<Option<review::Answer>, ApiError> {
         let started = std::time::Instant::now();
         let (mutating, operation) = (call.mutating, call.operation);
-        let result = Self::ask(&hook, call).await;
+        let span = call.span.take();
+        let result = trace::within(span.as_ref(), Self::ask(&hook, call)).await;
+        if let (Some(span), Err(Rejection::Failed(why))) = (&span, &result) {
+            span.fail(why.clone());
+        }
+        drop(span);
         let outcome = match &result {
             Ok(_) => Outcome::Allowed,
             Err(Rejection::Denied(e)) => Outcome::Denied(e.code()),
@@ -246,12 +255,14 @@ impl Webhooks {
         }
         let bytes = serde_json::to_vec(&body).map_err(|e| ApiError::Internal(e.to_string()))?;
         let target = Target::of(hook, self.credentials.as_deref(), &self.reads).await;
+        let span = traced::call_span(self.mutating, hook, attrs, &uid);
         Ok(Some(Call {
             target,
             body: Bytes::from(bytes),
             uid,
             mutating: self.mutating,
             operation: attrs.operation.as_str(),
+            span,
         }))
     }
 

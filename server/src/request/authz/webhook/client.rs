@@ -18,7 +18,10 @@ use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
+use crate::trace;
 use crate::util::url::UrlTarget;
+use opentelemetry::KeyValue;
+use opentelemetry::trace::SpanKind;
 use tokio_rustls::TlsConnector;
 
 use super::kubeconfig::Settings;
@@ -177,6 +180,10 @@ impl Client {
         if let Some(value) = &self.authorization {
             request = request.header(http::header::AUTHORIZATION, value.clone());
         }
+        let span = self.span();
+        for (name, value) in span.iter().flat_map(trace::Span::propagation_headers) {
+            request = request.header(name, value);
+        }
         let request = request
             .body(Full::new(body))
             .map_err(|e| Failure::Final(format!("POST {url}: {e}")))?;
@@ -185,6 +192,12 @@ impl Client {
             .await
             .map_err(|e| Failure::Transient(format!("POST {url}: {e}")))?;
         let status = response.status();
+        if let Some(span) = &span {
+            span.set(KeyValue::new(
+                "http.status_code",
+                i64::from(status.as_u16()),
+            ));
+        }
         let answer = Limited::new(response.into_body(), MAX_ANSWER_BYTES)
             .collect()
             .await
@@ -200,6 +213,18 @@ impl Client {
         } else {
             Err(Failure::Final(error))
         }
+    }
+
+    /// The exchange's client span (its context goes to the webhook as
+    /// `traceparent`), when the request is traced.
+    fn span(&self) -> Option<trace::Span> {
+        trace::child(SpanKind::Client, |_| {
+            let attributes = vec![
+                KeyValue::new("http.method", "POST"),
+                KeyValue::new("http.url", self.url().to_string()),
+            ];
+            ("HTTP POST".into(), attributes)
+        })
     }
 
     /// An idle connection that is still open, or a new one, ready to send.
