@@ -4,7 +4,8 @@
 //! answers a Warning header and Audit notes the failure (and the policy's
 //! audit annotations) in the audit event; variables, `request` and
 //! `namespaceObject` are seen; failurePolicy decides about expressions
-//! that fail; bad policies and bindings are refused at creation.
+//! that fail; bad policies and bindings are refused at creation; and
+//! `status.typeChecking` warns of fields the matched kinds do not have.
 
 use cairn_tests::audit_log::completed_event;
 use cairn_tests::{Response, Server, wait_until};
@@ -281,8 +282,68 @@ fn bad_policies_and_bindings_are_refused() {
         r.json()["message"],
         "ValidatingAdmissionPolicyBinding.admissionregistration.k8s.io \"b\" is invalid: spec.validationActions: Required value"
     );
+    let not_bool = policy(
+        "not-bool",
+        json!({"matchConstraints": configmaps_labelled("x"),
+            "validations": [{"expression": "'yes'"}]}),
+    );
+    let r = s.post(POLICIES, &not_bool);
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(
+        r.json()["message"],
+        "ValidatingAdmissionPolicy.admissionregistration.k8s.io \"not-bool\" is invalid: spec.validations[0].expression: Invalid value: \"'yes'\": must evaluate to bool"
+    );
     let r = s.get(POLICIES);
     assert_eq!(r.status, 200, "{}", r.text());
+}
+
+/// The policy once its status has caught up with `generation`.
+fn checked(s: &Server, name: &str, generation: i64) -> Value {
+    let mut found = Value::Null;
+    wait_until("the policy's type checking", || {
+        found = s.get(&format!("{POLICIES}/{name}")).json();
+        found["status"]["observedGeneration"] == generation
+    });
+    found
+}
+
+#[test]
+fn type_checking_warns_of_fields_the_matched_kinds_lack() {
+    let s = Server::start(&["--api-domain", "k8s.io"]);
+    let rules = json!({"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+        "operations": ["CREATE"], "resources": ["deployments", "statefulsets"]}]});
+    let typo = policy(
+        "typo",
+        json!({"matchConstraints": rules,
+        "validations": [
+            {"expression": "object.spec.replicas <= 5"},
+            {"expression": "object.spec.replica <= 5", "messageExpression": "'too many in ' + object.metadata.name"}
+        ]}),
+    );
+    create(&s, POLICIES, &typo);
+    let found = checked(&s, "typo", 1);
+    let warnings = found["status"]["typeChecking"]["expressionWarnings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(warnings.len(), 1, "{found}");
+    assert_eq!(warnings[0]["fieldRef"], "spec.validations[1].expression");
+    let text = warnings[0]["warning"].as_str().unwrap_or_default();
+    for expected in [
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:",
+        "apps/v1, Kind=StatefulSet: ERROR: <input>:1:",
+        "undefined field 'replica'",
+        "| object.spec.replica <= 5",
+    ] {
+        assert!(text.contains(expected), "{expected} in {text}");
+    }
+
+    let mut fixed = found.clone();
+    fixed["spec"]["validations"][1]["expression"] = json!("object.spec.replicas <= 5");
+    let r = s.put(&format!("{POLICIES}/typo"), &fixed);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let found = checked(&s, "typo", 2);
+    assert_eq!(found["status"]["typeChecking"], json!({}), "{found}");
 }
 
 const REPLICA_LIMIT: &str = "apiVersion: admissionregistration.k8s.io/v1

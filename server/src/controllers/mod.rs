@@ -3,10 +3,12 @@
 //! compaction of the store's history, the `default` service account
 //! of every namespace, RBAC's default policy and aggregation, and the
 //! default flow-control (API Priority and Fairness) objects and the system
-//! priority classes, and the signing of approved certificate requests.
+//! priority classes, the signing of approved certificate requests, and
+//! the type checking of ValidatingAdmissionPolicies.
 //! Where several API servers share one etcd, the controllers of
 //! `singletons` run only on the one that holds the leader Lease.
 
+pub mod admission_policy_status;
 pub mod api_services;
 pub mod compaction;
 pub mod crd;

@@ -2,7 +2,7 @@
 //! share one etcd — kube-controller-manager's share of the work: namespace
 //! finalization, garbage collection, the `default` service accounts and the
 //! published root CA, quota usage, RBAC aggregation, certificate approval and signing,
-//! and compaction. They run
+//! admission policies' type checking, and compaction. They run
 //! while this server leads (see `leader_election`), and are stopped when it
 //! stops leading. Each works from informers, so a new leader starts from
 //! the stored state and loses nothing.
@@ -27,6 +27,7 @@ fn spawn_all(state: &Arc<AppState>) -> Vec<JoinHandle<()>> {
         tokio::spawn(controllers::rbac::aggregation::run(s())),
         tokio::spawn(controllers::csr_signing::run(s())),
         tokio::spawn(controllers::csr_approving::run(s())),
+        tokio::spawn(controllers::admission_policy_status::run(s())),
     ]
 }
 

@@ -11,10 +11,11 @@ use serde_json::Value;
 
 use super::PER_CALL_LIMIT;
 use super::bind::{to_cel, to_cel_verbatim};
-use super::compile::{ENV, compile};
-use super::cost::estimate;
+use super::compile::{ENV, compile, position};
+use super::cost::{UndefinedField, estimate};
 use super::library;
 use super::shape::Shape;
+use crate::api::schema::Schema;
 
 /// Identifiers every expression may use besides its variables (type names);
 /// CRD rules share them.
@@ -134,6 +135,29 @@ impl Expression {
             }
         }
         found
+    }
+
+    /// What a type checker would say of the fields the expression selects
+    /// on variables of known schemas (`typed`; other variables are
+    /// dynamic): cel-go's error for the first field a closed schema does
+    /// not declare, with its position.
+    #[must_use]
+    pub fn undeclared_field(&self, typed: &[(&str, &Schema)]) -> Option<String> {
+        let vars: Vec<(&str, Shape)> = typed
+            .iter()
+            .map(|(name, schema)| (*name, Shape::of_schema(schema)))
+            .collect();
+        let Err(UndefinedField { expr_id, field }) =
+            estimate(self.program.expression(), &vars, true)
+        else {
+            return None;
+        };
+        let (line, column) = position(&self.program, expr_id);
+        let text = self.source.lines().nth(line - 1).unwrap_or_default();
+        Some(format!(
+            "ERROR: <input>:{line}:{column}: undefined field '{field}'\n | {text}\n | {}^",
+            ".".repeat(column - 1)
+        ))
     }
 
     /// The type the expression yields when evident without a type checker

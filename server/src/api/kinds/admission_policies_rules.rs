@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::admission_webhooks_rules::{quoted, rule_errors, strings};
 use super::checks::{causes, default_field};
-use crate::api::cel::Expression;
+use crate::api::cel::{Evident, Expression};
 use crate::api::error::Cause;
 use crate::api::kind::Strategy;
 use crate::api::schema::FieldError;
@@ -122,17 +122,53 @@ fn match_resources_errors(at: &str, m: &Value, policy: bool, errs: &mut Vec<Fiel
     );
 }
 
-/// `expression` at `at` compiles over the policy's variables.
-fn expression_errors(at: String, expression: Option<&Value>, errs: &mut Vec<FieldError>) {
+/// What an expression must evaluate to (kube's return types per field).
+#[derive(Clone, Copy)]
+enum Returns {
+    Bool,
+    Text,
+    TextOrNull,
+    Any,
+}
+
+impl Returns {
+    /// kube's refusal when the expression evidently yields `t`.
+    fn refusal(self, t: Evident) -> Option<&'static str> {
+        match self {
+            Returns::Bool if t != Evident::Bool => Some("must evaluate to bool"),
+            Returns::Text if t != Evident::String => Some("must evaluate to string"),
+            Returns::TextOrNull if !matches!(t, Evident::String | Evident::Null) => {
+                Some("must evaluate to one of [string null_type]")
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `expression` at `at` compiles over the policy's variables and may
+/// evaluate to what the field `wants`.
+fn expression_errors(
+    at: String,
+    expression: Option<&Value>,
+    wants: Returns,
+    errs: &mut Vec<FieldError>,
+) {
     let text = expression.and_then(Value::as_str).unwrap_or("");
     if text.trim().is_empty() {
         errs.push(FieldError::required(at, ""));
-    } else if let Err(e) = Expression::compile(text, &POLICY_VARIABLES) {
-        errs.push(FieldError::invalid(
+        return;
+    }
+    match Expression::compile(text, &POLICY_VARIABLES) {
+        Err(e) => errs.push(FieldError::invalid(
             at,
             text.into(),
             format!("compilation failed: {e}"),
-        ));
+        )),
+        Ok(e) => {
+            if let Some(refusal) = e.evident_type().and_then(|t| wants.refusal(t)) {
+                errs.push(FieldError::invalid(at, text.into(), refusal));
+            }
+        }
     }
 }
 
@@ -181,9 +217,16 @@ fn policy_errors(obj: &Value) -> Vec<FieldError> {
     }
     for (i, v) in validations.iter().enumerate() {
         let at = format!("spec.validations[{i}]");
-        expression_errors(format!("{at}.expression"), v.get("expression"), &mut errs);
+        let expression = v.get("expression");
+        expression_errors(
+            format!("{at}.expression"),
+            expression,
+            Returns::Bool,
+            &mut errs,
+        );
         if let Some(m) = v.get("messageExpression").filter(|m| !m.is_null()) {
-            expression_errors(format!("{at}.messageExpression"), Some(m), &mut errs);
+            let at = format!("{at}.messageExpression");
+            expression_errors(at, Some(m), Returns::Text, &mut errs);
         }
     }
     let mut keys = BTreeSet::new();
@@ -198,6 +241,7 @@ fn policy_errors(obj: &Value) -> Vec<FieldError> {
         expression_errors(
             format!("{at}.valueExpression"),
             a.get("valueExpression"),
+            Returns::TextOrNull,
             &mut errs,
         );
     }
@@ -211,7 +255,17 @@ fn policy_errors(obj: &Value) -> Vec<FieldError> {
             } else if !names.insert(name) {
                 errs.push(FieldError::duplicate(format!("{at}.name"), name.into()));
             }
-            expression_errors(format!("{at}.expression"), c.get("expression"), &mut errs);
+            let wants = if field == "matchConditions" {
+                Returns::Bool
+            } else {
+                Returns::Any
+            };
+            expression_errors(
+                format!("{at}.expression"),
+                c.get("expression"),
+                wants,
+                &mut errs,
+            );
         }
     }
     errs

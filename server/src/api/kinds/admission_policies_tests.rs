@@ -63,3 +63,28 @@ fn bindings_need_a_policy_and_sensible_actions() {
     let fine = json!({"spec": {"policyName": "p", "validationActions": ["Deny"]}});
     assert!(BindingStrategy.validate(&fine).is_empty());
 }
+
+#[test]
+fn expressions_must_evaluate_to_what_their_field_takes() {
+    let mut policy = json!({"spec": {
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+            "operations": ["CREATE"], "resources": ["configmaps"]}]},
+        "validations": [
+            {"expression": "'yes'", "messageExpression": "1 + 1"},
+            {"expression": "object.data.size() < 3", "messageExpression": "'too many: ' + object.metadata.name"}
+        ],
+        "auditAnnotations": [{"key": "k", "valueExpression": "true"}, {"key": "n", "valueExpression": "null"}],
+        "matchConditions": [{"name": "m", "expression": "[1]"}],
+        "variables": [{"name": "v", "expression": "{'a': 1}"}]
+    }});
+    PolicyStrategy.prepare_for_create(&mut policy);
+    assert_eq!(
+        messages(&PolicyStrategy.validate(&policy)),
+        [
+            "spec.validations[0].expression: Invalid value: \"'yes'\": must evaluate to bool",
+            "spec.validations[0].messageExpression: Invalid value: \"1 + 1\": must evaluate to string",
+            "spec.auditAnnotations[0].valueExpression: Invalid value: \"true\": must evaluate to one of [string null_type]",
+            "spec.matchConditions[0].expression: Invalid value: \"[1]\": must evaluate to bool",
+        ]
+    );
+}

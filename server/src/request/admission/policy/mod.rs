@@ -14,6 +14,7 @@
 pub mod compiled;
 mod evaluate;
 mod params;
+pub mod type_check;
 
 use std::sync::Arc;
 

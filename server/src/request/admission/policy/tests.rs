@@ -98,3 +98,32 @@ fn match_conditions_skip_and_failure_policies_decide_errors() {
         failed.failures
     );
 }
+
+#[test]
+fn expensive_expressions_are_cut_off_by_the_cost_limits() {
+    let items = |n: usize| json!({"items": (0..n).collect::<Vec<_>>()});
+    let quadratic = "object.items.all(a, object.items.exists(b, b == a))";
+    let one = json!({"validations": [{"expression": quadratic}]});
+    let failed = verdict_on(one.clone(), &items(2000));
+    assert_eq!(failed.failures.len(), 1, "{:?}", failed.failures);
+    assert!(
+        failed.failures[0]
+            .message
+            .contains("operation cancelled: actual cost limit exceeded"),
+        "{:?}",
+        failed.failures
+    );
+    assert!(verdict_on(one, &items(50)).failures.is_empty());
+
+    let many = json!({"validations": vec![json!({"expression": quadratic}); 40]});
+    let failed = verdict_on(many, &items(300));
+    assert!(
+        failed
+            .failures
+            .iter()
+            .any(|f| f.message.contains("cost budget")),
+        "{:?}",
+        failed.failures
+    );
+    assert!(failed.failures.len() < 40, "the first ones fit the budget");
+}
