@@ -358,6 +358,8 @@ spec:
     messageExpression: \"'replicas must be at most 5, not ' + string(object.spec.replicas)\"
   - expression: authorizer.group('apps').resource('deployments').namespace('default').check('delete').allowed()
     message: the writer must be able to delete deployments
+  - expression: authorizer.requestResource.check('delete').allowed()
+    message: the writer must be able to delete what it writes
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding

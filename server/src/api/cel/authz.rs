@@ -9,7 +9,9 @@
 //!   `.namespace`, `.name` (`""` leaves each unset);
 //! - `PathCheck.check(httpVerb)` / `ResourceCheck.check(verb)` → Decision,
 //!   asked of the server's authorizer chain;
-//! - `Decision.allowed()`, `.reason()`, `.errored()`, `.error()`.
+//! - `Decision.allowed()`, `.reason()`, `.errored()`, `.error()`;
+//! - for admission policies, `authorizer.requestResource`: a ResourceCheck
+//!   of the resource the request itself addresses.
 
 use std::fmt;
 use std::sync::{Arc, LazyLock};
@@ -49,17 +51,55 @@ pub struct Requester<'a> {
     pub authorizers: &'a Arc<Authorizers>,
 }
 
+/// What an admission request addresses, for `authorizer.requestResource`.
+pub struct Addressed<'a> {
+    pub group: &'a str,
+    pub resource: &'a str,
+    pub subresource: &'a str,
+    pub namespace: &'a str,
+    pub name: &'a str,
+}
+
+/// The `authorizer` variable of an admission policy and its
+/// `requestResource` field, bound under two names: a qualified name
+/// resolves to the longest declared variable, so
+/// `authorizer.requestResource.check('get')` finds the second.
+pub struct AuthorizerBinding {
+    pub authorizer: Value,
+    pub request_resource: Value,
+}
+
 impl Requester<'_> {
+    fn principal(&self) -> Principal {
+        static API_SERVER: LazyLock<Arc<UserInfo>> =
+            LazyLock::new(|| Arc::new(api_server().clone()));
+        Principal {
+            user: Arc::clone(self.user.unwrap_or(&API_SERVER)),
+            authorizers: Arc::clone(self.authorizers),
+        }
+    }
+
     /// The `authorizer` variable's value.
     #[must_use]
     pub fn value(&self) -> Value {
-        static API_SERVER: LazyLock<Arc<UserInfo>> =
-            LazyLock::new(|| Arc::new(api_server().clone()));
-        let user = self.user.unwrap_or(&API_SERVER);
-        Value::Opaque(Arc::new(AuthorizerVal(Principal {
-            user: Arc::clone(user),
-            authorizers: Arc::clone(self.authorizers),
-        })))
+        Value::Opaque(Arc::new(AuthorizerVal(self.principal())))
+    }
+
+    /// `authorizer` and `authorizer.requestResource` (a ResourceCheck of
+    /// what the request addresses) for an admission policy.
+    #[must_use]
+    pub fn binding(&self, addressed: &Addressed<'_>) -> AuthorizerBinding {
+        AuthorizerBinding {
+            authorizer: self.value(),
+            request_resource: opaque(ResourceCheck {
+                principal: self.principal(),
+                group: addressed.group.to_string(),
+                resource: addressed.resource.to_string(),
+                subresource: addressed.subresource.to_string(),
+                namespace: addressed.namespace.to_string(),
+                name: addressed.name.to_string(),
+            }),
+        }
     }
 }
 

@@ -15,6 +15,8 @@ use super::compile::position;
 
 /// The name of the variable the library hangs off.
 pub const AUTHORIZER_VARIABLE: &str = "authorizer";
+/// The one field of `authorizer` (admission policies bind it).
+const REQUEST_RESOURCE_FIELD: &str = "requestResource";
 
 /// What is known of an expression's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +119,9 @@ impl Checker {
             Expr::Ident(_) | Expr::Unspecified => Ty::Dyn,
             Expr::Select(select) => {
                 let operand = self.ty(&select.operand)?;
+                if operand == Ty::Authorizer && select.field == REQUEST_RESOURCE_FIELD {
+                    return Ok(Ty::ResourceCheck);
+                }
                 if operand.is_library() {
                     return Err((
                         e.id,

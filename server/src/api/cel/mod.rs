@@ -66,7 +66,7 @@ mod tests;
 #[cfg(test)]
 mod typed_list_tests;
 
-pub use authz::Requester;
+pub use authz::{Addressed, AuthorizerBinding, Requester};
 pub use compile::MAX_EXPRESSION_BYTES;
 pub use escape::escape;
 pub use eval::{validate_rules, validate_rules_by};

@@ -14,7 +14,7 @@ use cel::objects::{Key, Map};
 use serde_json::Value;
 
 use super::compiled::Policy;
-use crate::api::cel::Expression;
+use crate::api::cel::{AuthorizerBinding, Expression};
 use crate::api::cel::expression::all_match;
 
 /// What the expressions see.
@@ -24,7 +24,7 @@ pub struct Inputs<'a> {
     pub request: &'a Value,
     pub params: &'a Value,
     pub namespace_object: &'a Value,
-    pub authorizer: Option<&'a Cel>,
+    pub authorizer: Option<&'a AuthorizerBinding>,
 }
 
 /// A failed validation (or one that could not be evaluated).
@@ -59,7 +59,7 @@ fn reason(r: Option<&str>) -> &'static str {
 struct Evaluator<'a> {
     json: [(&'static str, &'a Value); 5],
     variables: HashMap<Key, Cel>,
-    authorizer: Option<&'a Cel>,
+    authorizer: Option<&'a AuthorizerBinding>,
     budget: u64,
 }
 
@@ -70,7 +70,8 @@ impl Evaluator<'_> {
         });
         let mut bound: Vec<(&str, &Cel)> = vec![("variables", &variables)];
         if let Some(a) = self.authorizer {
-            bound.push(("authorizer", a));
+            bound.push(("authorizer", &a.authorizer));
+            bound.push(("authorizer.requestResource", &a.request_resource));
         }
         expression.evaluate_with(&self.json, &bound, &mut self.budget)
     }

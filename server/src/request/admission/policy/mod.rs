@@ -162,11 +162,18 @@ impl Policies {
     ) -> Result<(), ApiError> {
         let authorizer = self.authorizers.as_ref().map(|authorizers| {
             let user = Arc::new(attrs.user.clone());
+            let addressed = crate::api::cel::Addressed {
+                group: &attrs.kind.group,
+                resource: &attrs.kind.resource,
+                subresource: attrs.subresource.unwrap_or_default(),
+                namespace: attrs.namespace.unwrap_or_default(),
+                name: attrs.name,
+            };
             crate::api::cel::Requester {
                 user: Some(&user),
                 authorizers,
             }
-            .value()
+            .binding(&addressed)
         });
         let namespace_object = attrs
             .namespace

@@ -127,3 +127,75 @@ fn expensive_expressions_are_cut_off_by_the_cost_limits() {
     );
     assert!(failed.failures.len() < 40, "the first ones fit the budget");
 }
+
+#[test]
+fn the_request_resource_check_asks_about_what_the_request_addresses() {
+    use std::sync::Arc;
+
+    use crate::api::cel::{Addressed, Requester};
+    use crate::request::authz::{Attributes, Authorizer, Authorizers, Decision};
+    use crate::request::info::RequestInfo;
+    use crate::request::user::UserInfo;
+    use crate::util::maybe_async::MaybeAsync;
+
+    /// Allows `delete` only; keeps what it was asked.
+    struct DeletesOnly(std::sync::Mutex<Vec<RequestInfo>>);
+    impl Authorizer for DeletesOnly {
+        fn authorize<'a>(
+            &'a self,
+            attrs: &'a Attributes<'a>,
+        ) -> MaybeAsync<'a, Result<Decision, crate::api::error::ApiError>> {
+            self.0.lock().unwrap().push(attrs.info.clone());
+            MaybeAsync::Ready(Ok(if attrs.info.verb == "delete" {
+                Decision::Allow
+            } else {
+                Decision::NoOpinion(String::new())
+            }))
+        }
+    }
+    let asker = Arc::new(DeletesOnly(std::sync::Mutex::default()));
+    let authorizers = Arc::new(Authorizers::new(vec![asker.clone()]));
+    let user = Arc::new(UserInfo::new("alice", &["devs"]));
+    let binding = Requester {
+        user: Some(&user),
+        authorizers: &authorizers,
+    }
+    .binding(&Addressed {
+        group: "apps",
+        resource: "deployments",
+        subresource: "scale",
+        namespace: "team",
+        name: "web",
+    });
+    let policy = compiled_policy(json!({"validations": [
+        {"expression": "authorizer.requestResource.check('delete').allowed()"},
+        {"expression": "authorizer.requestResource.check('patch').allowed()", "message": "no patch"}
+    ]}));
+    let null = Value::Null;
+    let request = json!({"operation": "UPDATE"});
+    let verdict = evaluate(
+        &policy,
+        &Inputs {
+            object: &null,
+            old_object: &null,
+            request: &request,
+            params: &null,
+            namespace_object: &null,
+            authorizer: Some(&binding),
+        },
+    );
+    let messages: Vec<&str> = verdict.failures.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(messages, ["no patch"]);
+    let asked = asker.0.lock().unwrap();
+    let target = asked[0].resource.as_ref().expect("a resource check");
+    assert_eq!(
+        (
+            target.group.as_str(),
+            target.resource.as_str(),
+            target.subresource.as_deref(),
+            target.namespace.as_deref(),
+            target.name.as_deref()
+        ),
+        ("apps", "deployments", Some("scale"), Some("team"), Some("web"))
+    );
+}
