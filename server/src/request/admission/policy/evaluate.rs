@@ -1,6 +1,6 @@
 //! One policy's verdict on a write, for one binding and one param: its
-//! match conditions, then its variables (in order, each seeing those
-//! before), validations and audit annotations, as kube evaluates them. A
+//! match conditions, validations and audit annotations, with the
+//! variables they name evaluated when first named, as kube evaluates them. A
 //! false validation fails with its `messageExpression`, else its
 //! `message`, else `failed expression: <expression>`; an expression that
 //! cannot be evaluated fails too unless the policy's `failurePolicy` is
@@ -14,8 +14,8 @@ use cel::objects::{Key, Map};
 use serde_json::Value;
 
 use super::compiled::Policy;
-use crate::api::cel::{AuthorizerBinding, Expression};
 use crate::api::cel::expression::all_match;
+use crate::api::cel::{AuthorizerBinding, Expression};
 
 /// What the expressions see.
 pub struct Inputs<'a> {
@@ -58,13 +58,64 @@ fn reason(r: Option<&str>) -> &'static str {
 
 struct Evaluator<'a> {
     json: [(&'static str, &'a Value); 5],
+    /// The policy's variables, evaluated when an expression first names one.
+    declared: &'a [(String, Result<Expression, String>)],
     variables: HashMap<Key, Cel>,
+    /// Variables that failed, with why.
+    failed: HashMap<String, String>,
+    /// Variables being evaluated (one naming itself fails, not loops).
+    evaluating: Vec<String>,
     authorizer: Option<&'a AuthorizerBinding>,
     budget: u64,
 }
 
+/// kube's error for an expression whose variable fails.
+fn composited(name: &str, error: &str) -> String {
+    format!("composited variable {name:?} fails to evaluate: {error}")
+}
+
 impl Evaluator<'_> {
+    /// Evaluates the variables `expression` names that are not known yet,
+    /// each once, as kube's composition evaluates them: lazily, so what no
+    /// expression names costs nothing and cannot fail.
+    fn prepare(&mut self, expression: &Expression) -> Result<(), String> {
+        let declared = self.declared;
+        for name in expression.selected_fields("variables") {
+            let key = Key::String(Arc::new(name.clone()));
+            if self.variables.contains_key(&key) {
+                continue;
+            }
+            if let Some(e) = self.failed.get(&name) {
+                return Err(composited(&name, e));
+            }
+            let Some((_, compiled)) = declared.iter().find(|(n, _)| *n == name) else {
+                continue;
+            };
+            if self.evaluating.contains(&name) {
+                return Err(composited(&name, "it names itself"));
+            }
+            self.evaluating.push(name.clone());
+            let outcome = match compiled {
+                Ok(variable) => self.run(variable),
+                Err(e) => Err(format!("compilation failed: {e}")),
+            };
+            self.evaluating.pop();
+            match outcome {
+                Ok(value) => {
+                    self.variables.insert(key, value);
+                }
+                Err(e) => {
+                    let refusal = composited(&name, &e);
+                    self.failed.insert(name, e);
+                    return Err(refusal);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn run(&mut self, expression: &Expression) -> Result<Cel, String> {
+        self.prepare(expression)?;
         let variables = Cel::Map(Map {
             map: Arc::new(self.variables.clone()),
         });
@@ -100,7 +151,10 @@ pub fn evaluate(policy: &Policy, inputs: &Inputs<'_>) -> Verdict {
             ("params", inputs.params),
             ("namespaceObject", inputs.namespace_object),
         ],
+        declared: &policy.variables,
         variables: HashMap::new(),
+        failed: HashMap::new(),
+        evaluating: Vec::new(),
         authorizer: inputs.authorizer,
         budget: crate::api::cel::RUNTIME_CEL_COST_BUDGET,
     };
@@ -127,16 +181,6 @@ pub fn evaluate(policy: &Policy, inputs: &Inputs<'_>) -> Verdict {
         Err(e) => {
             error(&mut verdict, e, None);
             return verdict;
-        }
-    }
-    for (name, compiled) in &policy.variables {
-        // A variable that fails is left out: what names it fails in turn.
-        if let Ok(expression) = compiled
-            && let Ok(value) = evaluator.run(expression)
-        {
-            evaluator
-                .variables
-                .insert(Key::String(Arc::new(name.clone())), value);
         }
     }
     for (i, validation) in policy.validations.iter().enumerate() {

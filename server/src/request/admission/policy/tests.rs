@@ -184,7 +184,11 @@ fn the_request_resource_check_asks_about_what_the_request_addresses() {
             authorizer: Some(&binding),
         },
     );
-    let messages: Vec<&str> = verdict.failures.iter().map(|f| f.message.as_str()).collect();
+    let messages: Vec<&str> = verdict
+        .failures
+        .iter()
+        .map(|f| f.message.as_str())
+        .collect();
     assert_eq!(messages, ["no patch"]);
     let asked = asker.0.lock().unwrap();
     let target = asked[0].resource.as_ref().expect("a resource check");
@@ -196,6 +200,59 @@ fn the_request_resource_check_asks_about_what_the_request_addresses() {
             target.namespace.as_deref(),
             target.name.as_deref()
         ),
-        ("apps", "deployments", Some("scale"), Some("team"), Some("web"))
+        (
+            "apps",
+            "deployments",
+            Some("scale"),
+            Some("team"),
+            Some("web")
+        )
+    );
+}
+
+#[test]
+fn variables_are_evaluated_only_when_named_and_their_failures_reported() {
+    let spec = json!({
+        "variables": [
+            {"name": "broken", "expression": "object.spec.missing + 1"},
+            {"name": "replicas", "expression": "object.spec.replicas"},
+            {"name": "selfish", "expression": "variables.selfish"}
+        ],
+        "validations": [
+            {"expression": "variables.replicas < 10"},
+            {"expression": "variables.broken > 0"},
+            {"expression": "variables.broken > 1"},
+            {"expression": "variables.selfish"}
+        ]
+    });
+    let verdict = verdict_on(spec, &json!({"spec": {"replicas": 5}}));
+    let messages: Vec<(&str, Option<usize>)> = verdict
+        .failures
+        .iter()
+        .map(|f| (f.message.as_str(), f.index))
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    for (message, index) in &messages[..2] {
+        assert!(
+            message
+                .contains("resulted in error: composited variable \"broken\" fails to evaluate: "),
+            "{index:?}: {message}"
+        );
+    }
+    assert!(
+        messages[2]
+            .0
+            .contains("composited variable \"selfish\" fails to evaluate"),
+        "{messages:?}"
+    );
+    let unused = json!({
+        "variables": [{"name": "broken", "expression": "object.spec.missing + 1"}],
+        "validations": [{"expression": "object.spec.replicas < 10"}]
+    });
+    assert!(
+        verdict_on(unused, &json!({"spec": {"replicas": 5}}))
+            .failures
+            .is_empty(),
+        "a variable nothing names is never evaluated"
     );
 }
