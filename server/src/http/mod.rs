@@ -78,6 +78,7 @@ pub async fn handle(
     let arrival = trace::request::Arrival {
         method: req.method(),
         target: request_uri,
+        authority: req.uri().authority().map(http::uri::Authority::as_str),
         version: req.version(),
         headers: req.headers(),
         remote: conn.remote,

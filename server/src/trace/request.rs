@@ -14,6 +14,8 @@ use crate::request::info::{RequestInfo, ResourceInfo};
 pub struct Arrival<'a> {
     pub method: &'a Method,
     pub target: &'a str,
+    /// The URI's authority: HTTP/2 names the host there, not in `Host`.
+    pub authority: Option<&'a str>,
     pub version: Version,
     pub headers: &'a HeaderMap,
     pub remote: Option<std::net::SocketAddr>,
@@ -93,7 +95,7 @@ fn attributes(arrival: &Arrival<'_>, info: &RequestInfo) -> Vec<KeyValue> {
         KeyValue::new("audit-id", arrival.audit_id.to_string()),
         KeyValue::new("verb", info.verb.to_string()),
     ];
-    if let Some(host) = header(header::HOST) {
+    if let Some(host) = header(header::HOST).or_else(|| arrival.authority.map(str::to_string)) {
         let (name, port) = match host.rsplit_once(':') {
             Some((name, port)) if port.parse::<u16>().is_ok() && !name.ends_with(':') => {
                 (name.to_string(), port.parse::<i64>().ok())
@@ -137,6 +139,39 @@ mod tests {
     fn name(method: Method, path: &str) -> String {
         let info = RequestInfo::new(&method, path.to_string(), None, None);
         span_name(&method, info.resource.as_ref(), path)
+    }
+
+    #[test]
+    fn http2_requests_name_their_host_in_the_authority() {
+        let headers = HeaderMap::new();
+        let arrival = Arrival {
+            method: &Method::GET,
+            target: "/api/v1/nodes",
+            authority: Some("[::1]:6443"),
+            version: Version::HTTP_2,
+            headers: &headers,
+            remote: Some("[::1]:50000".parse().unwrap()),
+            https: true,
+            audit_id: "a1",
+        };
+        let info = RequestInfo::new(&Method::GET, "/api/v1/nodes".into(), None, None);
+        let found: Vec<(String, String)> = attributes(&arrival, &info)
+            .into_iter()
+            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+            .collect();
+        for (key, value) in [
+            ("net.host.name", "[::1]"),
+            ("net.host.port", "6443"),
+            ("net.protocol.version", "2"),
+            ("http.scheme", "https"),
+            ("net.sock.peer.addr", "::1"),
+            ("resource", "nodes"),
+        ] {
+            assert!(
+                found.iter().any(|(k, v)| k == key && v == value),
+                "{key}={value} in {found:?}"
+            );
+        }
     }
 
     #[test]
