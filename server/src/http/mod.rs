@@ -90,7 +90,15 @@ pub async fn handle(
     let resp = trace::within(
         span.as_ref(),
         answer(
-            state, &conn, req, query, &info, reported, &mut trail, received,
+            state,
+            &conn,
+            req,
+            query,
+            &info,
+            reported,
+            &mut trail,
+            received,
+            long_running,
         ),
     )
     .await;
@@ -110,8 +118,9 @@ async fn answer(
     reported: instrument::Reported,
     trail: &mut Trail,
     received: tokio::time::Instant,
+    long_running: bool,
 ) -> Response<Body> {
-    if is_long_running(info) {
+    if long_running {
         return respond(state, conn, req, query, info, reported, trail).await;
     }
     let list_timeout = (info.verb == "list")

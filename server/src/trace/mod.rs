@@ -2,8 +2,9 @@
 //! to an OTLP collector, as kube-apiserver's APIServerTracing makes them. A
 //! request's span (`request`) is the parent of the spans its handling opens
 //! (storage operations, webhook calls). The current span travels with the
-//! request's task (a task-local, carried into the tasks a request spawns)
-//! and out to webhooks as a W3C `traceparent` header.
+//! request's task (a task-local; a webhook call on a task of its own
+//! enters its span there) and out to webhooks as a W3C `traceparent`
+//! header.
 //!
 //! Sampling is kube's: a span follows its parent's decision; a trace starts
 //! here for `samplingRatePerMillion` in a million requests. Spans of
@@ -192,17 +193,6 @@ pub async fn within<F: Future>(span: Option<&Span>, work: F) -> F::Output {
     match span {
         Some(span) => span.enclose(work).await,
         None => work.await,
-    }
-}
-
-/// `work`, keeping the current span: for a task of its own.
-pub fn carry<F: Future>(work: F) -> impl Future<Output = F::Output> {
-    let current = CURRENT.try_with(Current::clone).ok();
-    async move {
-        match current {
-            Some(current) => CURRENT.scope(current, work).await,
-            None => work.await,
-        }
     }
 }
 
