@@ -129,6 +129,9 @@ pub async fn run(config: Config) -> Result<(), String> {
         &crate::metrics::global().storage,
         opened.name,
     ));
+    // Above the metrics, which count only what reaches etcd; below
+    // encryption, so the cache holds values as they are stored.
+    let backend = crate::storage::backend::cached(&config, opened.readiness.is_some(), backend);
     let storage: Arc<dyn Storage> = Arc::new(match &encryption {
         Some(e) => TransformingStorage::shared(backend, e.transformers()),
         None => TransformingStorage::new(backend, Transformers::identity()),

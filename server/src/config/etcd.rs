@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::storage::etcd::EtcdOptions;
 
-#[derive(Args, Debug, Clone, Default)]
+#[derive(Args, Debug, Clone)]
 pub struct EtcdFlags {
     /// etcd servers to store objects in (`http(s)://host:port`,
     /// comma-separated); without it the embedded store in `--data-dir` is used.
@@ -25,6 +25,12 @@ pub struct EtcdFlags {
     /// Private key (PEM) of `--etcd-certfile`.
     #[arg(long)]
     pub etcd_keyfile: Option<PathBuf>,
+    /// With `--etcd-servers`: serve watches, and lists the cache can
+    /// answer, from an in-memory cache fed by one etcd watch (as
+    /// kube-apiserver's watch cache); `false` sends every call to etcd.
+    /// The embedded store is its own cache and ignores it.
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub watch_cache: bool,
 }
 
 impl EtcdFlags {

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::storage::Storage;
+use crate::storage::cache::WatchCache;
 use crate::storage::embedded::Embedded;
 use crate::storage::embedded::metrics::EngineCollector;
 use crate::storage::etcd::Etcd;
+use crate::storage::{KeyRange, Storage};
 
 /// The readiness check of an etcd backend, as kube-apiserver names it.
 pub const ETCD_CHECK: &str = "etcd";
@@ -63,4 +64,13 @@ pub async fn open(config: &Config) -> Result<Backend, String> {
         name: "embedded",
         readiness: None,
     })
+}
+
+/// `backend` behind the watch cache when it is etcd and `--watch-cache` is
+/// on: the cache holds every API object (`/registry/`).
+pub fn cached(config: &Config, networked: bool, backend: Arc<dyn Storage>) -> Arc<dyn Storage> {
+    if !networked || !config.etcd.watch_cache {
+        return backend;
+    }
+    WatchCache::start(backend, KeyRange::prefix(b"/registry/"))
 }

@@ -10,6 +10,7 @@
 //! (encryption at rest); `conformance` is the suite every backend passes.
 
 pub mod backend;
+pub mod cache;
 pub mod conformance;
 pub mod embedded;
 pub mod encryption;
@@ -40,6 +41,15 @@ pub use watch::{Batch, Event, EventKind, Events, Watch, WatchStream};
 pub trait Storage: Send + Sync + 'static {
     /// The key at a revision (the latest when `None`).
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>>;
+
+    /// The key as recently known, which may be a moment behind the newest
+    /// write (a watch cache's copy): for a decision whose commit is guarded
+    /// on the record's mod_revision, so that a stale answer costs a retry,
+    /// never a wrong write. A key not known there is read from the latest
+    /// revision. Backends without a cache read the latest.
+    fn get_recent(&self, key: &[u8]) -> Reply<'_, Result<GetResult, StorageError>> {
+        self.get(key, None)
+    }
 
     /// The keys of a range at a revision, in key order.
     fn range(

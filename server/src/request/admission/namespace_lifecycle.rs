@@ -3,10 +3,13 @@
 //! and `default`, `kube-system` and `kube-public` are never deleted.
 //!
 //! Kubernetes runs it in the mutating phase from a namespace cache; here it
-//! validates, last before the commit, reading the namespace from storage
-//! and pinning the revision it read. The commit is guarded on that pin, so
+//! validates, last before the commit, reading the namespace as storage
+//! recently knew it (a watch cache's copy in front of etcd, else the
+//! latest) and pinning the revision it read. The commit is guarded on that pin, so
 //! a namespace that starts terminating between this decision and the write
 //! fails the commit, and the store admits the create again — now refused.
+//! A copy read a moment late fails the commit the same way, and the next
+//! read finds the change.
 //! No object is ever created after its namespace began terminating, which
 //! the namespace controller's final sweep relies on. Running after the
 //! kind's validation keeps the answer order clients saw before (an invalid
@@ -53,7 +56,7 @@ impl NamespaceLifecycle {
         pins: &'a mut Pins,
     ) -> MaybeAsync<'a, Result<(), ApiError>> {
         let key = keys::object_key(&self.namespaces, None, ns);
-        match self.storage.get(&key, None).into_ready() {
+        match self.storage.get_recent(&key).into_ready() {
             Ok(read) => MaybeAsync::Ready(self.decide(attrs, ns, key, read, pins)),
             Err(later) => MaybeAsync::pending(async move {
                 let read = later.await;

@@ -84,6 +84,20 @@ async fn conformance() {
     etcd.close();
 }
 
+/// The watch cache in front of etcd answers as etcd does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_through_the_watch_cache() {
+    let server = TestEtcd::start();
+    let etcd: Arc<dyn Storage> = server.backend().await;
+    let cache = crate::storage::cache::WatchCache::start(etcd, KeyRange::prefix(b"/registry/"));
+    assert!(
+        cache.loaded(Duration::from_secs(30)).await,
+        "the cache loads"
+    );
+    crate::storage::conformance::run_all(cache.as_ref(), b"/registry/conformance/").await;
+    cache.close();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_one_server_compacts_per_round() {
     let server = TestEtcd::start();

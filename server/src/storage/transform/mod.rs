@@ -79,6 +79,23 @@ impl TransformingStorage {
         let t = self.transformers.load();
         (!t.is_identity()).then_some(t)
     }
+
+    /// A key read, its value as it was written.
+    fn plain_read<'a>(
+        &self,
+        got: Reply<'a, Result<GetResult, StorageError>>,
+    ) -> Reply<'a, Result<GetResult, StorageError>> {
+        let Some(transformers) = self.current() else {
+            return got;
+        };
+        got.map(move |got| {
+            let mut got = got?;
+            if let Some(kv) = &mut got.kv {
+                plain(&transformers, kv)?;
+            }
+            Ok(got)
+        })
+    }
 }
 
 /// `kv`'s value as it was written.
@@ -134,17 +151,11 @@ fn stored(transformers: &Transformers, txn: &mut Txn) -> Result<(), StorageError
 
 impl Storage for TransformingStorage {
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
-        let got = self.inner.get(key, at);
-        let Some(transformers) = self.current() else {
-            return got;
-        };
-        got.map(move |got| {
-            let mut got = got?;
-            if let Some(kv) = &mut got.kv {
-                plain(&transformers, kv)?;
-            }
-            Ok(got)
-        })
+        self.plain_read(self.inner.get(key, at))
+    }
+
+    fn get_recent(&self, key: &[u8]) -> Reply<'_, Result<GetResult, StorageError>> {
+        self.plain_read(self.inner.get_recent(key))
     }
 
     fn range(

@@ -1,0 +1,222 @@
+//! The watch cache in front of a networked backend (etcd), as
+//! kube-apiserver's cacher: one backend watch over every API object feeds
+//! an in-memory window of the data (`memory`) and of its changes
+//! (`history`, five minutes), so that
+//! - every watch is served from memory: one backend watch however many
+//!   watchers, each batch shared by all of them (with what they derive
+//!   from it: decoded attributes, encodings);
+//! - lists at an exact revision (pages, `resourceVersionMatch=Exact`) are
+//!   read from memory when the window holds that revision;
+//! - consistent lists ask the backend only for its current revision, wait
+//!   (briefly) for the cache to reach it, and read from memory;
+//! - gets and writes go to the backend, as kube-apiserver sends them to
+//!   etcd; so does anything the window cannot answer.
+//!
+//! The backend's semantics are kept: a cached read answers what the
+//! backend would have answered at that revision.
+
+mod feed;
+mod history;
+mod memory;
+mod sleepers;
+mod storage;
+#[cfg(test)]
+mod tests;
+mod watch;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use tokio::sync::watch as signal;
+
+use self::history::History;
+use self::memory::Memory;
+use self::sleepers::Sleepers;
+use crate::storage::{Batch, KeyRange, Revision, Storage};
+
+/// How long the window of changes reaches back.
+const WINDOW: Duration = Duration::from_secs(300);
+/// The most events the window keeps (older ones go first).
+const MAX_EVENTS: usize = 500_000;
+
+/// The cache over a backend; see the module docs.
+pub struct WatchCache {
+    backend: Arc<dyn Storage>,
+    /// The keys it holds.
+    range: KeyRange,
+    shared: Arc<Shared>,
+    stop: signal::Sender<bool>,
+}
+
+/// What the cache's feed writes and its readers read.
+struct Shared {
+    state: RwLock<State>,
+    /// Bumped after every batch kept, and on every change of load.
+    appended: AtomicU64,
+    /// The revision applied, for reads waiting on it.
+    applied: signal::Sender<Revision>,
+    sleepers: Mutex<Sleepers>,
+    /// Whether the backend watch is following: `get_recent` answers from
+    /// memory only then, so a cache cut off from its backend does not hold
+    /// writers in a loop of guarded commits on a record it cannot update.
+    following: AtomicBool,
+}
+
+struct State {
+    /// `None` until the first load.
+    memory: Option<Memory>,
+    history: History,
+    /// Counts loads: a watch of an earlier one ends.
+    epoch: u64,
+    closed: bool,
+}
+
+impl WatchCache {
+    /// A cache of `range` of `backend`; it loads in the background and
+    /// passes every call through to the backend until then. Must run
+    /// inside a tokio runtime.
+    pub fn start(backend: Arc<dyn Storage>, range: KeyRange) -> Arc<WatchCache> {
+        let (applied, _) = signal::channel(Revision::ZERO);
+        let shared = Arc::new(Shared {
+            state: RwLock::new(State {
+                memory: None,
+                history: History::new(Revision::ZERO),
+                epoch: 0,
+                closed: false,
+            }),
+            appended: AtomicU64::new(0),
+            applied,
+            sleepers: Mutex::new(Sleepers::default()),
+            following: AtomicBool::new(false),
+        });
+        let (stop, stopped) = signal::channel(false);
+        tokio::spawn(feed::run(
+            Arc::clone(&shared),
+            Arc::clone(&backend),
+            range.clone(),
+            stopped,
+        ));
+        Arc::new(WatchCache {
+            backend,
+            range,
+            shared,
+            stop,
+        })
+    }
+
+    /// Waits for the first load, at most `patience`; whether it is in.
+    pub async fn loaded(&self, patience: Duration) -> bool {
+        let mut applied = self.shared.applied.subscribe();
+        let state = &self.shared.state;
+        let check = applied.wait_for(|_| state.read().memory.is_some());
+        matches!(tokio::time::timeout(patience, check).await, Ok(Ok(_)))
+    }
+
+    /// Whether `range` lies inside the cached keys.
+    fn covers(&self, range: &KeyRange) -> bool {
+        let within_end = match (range.end.is_empty(), self.range.end.is_empty()) {
+            (_, true) => true,
+            (true, false) => false,
+            (false, false) => range.end <= self.range.end,
+        };
+        range.start >= self.range.start && within_end
+    }
+}
+
+impl Drop for WatchCache {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+    }
+}
+
+impl Shared {
+    /// Replaces the data with a new load; the revision watches start after.
+    fn install(&self, memory: Memory) -> Revision {
+        let revision = memory.revision();
+        {
+            let mut state = self.state.write();
+            state.memory = Some(memory);
+            state.history = History::new(revision);
+            state.epoch += 1;
+        }
+        self.applied.send_replace(revision);
+        self.wake_all();
+        revision
+    }
+
+    /// Applies and keeps a batch; `progress` is the backend watch's.
+    fn apply(&self, batch: Arc<Batch>, progress: Revision) {
+        let revision = {
+            let mut state = self.state.write();
+            let State {
+                memory, history, ..
+            } = &mut *state;
+            let Some(memory) = memory.as_mut() else {
+                return;
+            };
+            memory.apply(batch.events());
+            memory.reached(progress);
+            history.push(Arc::clone(&batch));
+            if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
+                memory.forget_before(start);
+            }
+            memory.revision()
+        };
+        self.appended.fetch_add(1, Ordering::SeqCst);
+        self.sleepers.lock().wake_for(&batch);
+        self.applied.send_if_modified(|r| {
+            let newer = revision > *r;
+            *r = (*r).max(revision);
+            newer
+        });
+    }
+
+    /// Notes the backend watch's progress and ages the window.
+    fn tidy(&self, progress: Revision) {
+        let revision = {
+            let mut state = self.state.write();
+            let State {
+                memory, history, ..
+            } = &mut *state;
+            let Some(memory) = memory.as_mut() else {
+                return;
+            };
+            memory.reached(progress);
+            if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
+                memory.forget_before(start);
+            }
+            memory.revision()
+        };
+        self.applied.send_if_modified(|r| {
+            let newer = revision > *r;
+            *r = (*r).max(revision);
+            newer
+        });
+        // Watchers at the end report the new progress when they look.
+    }
+
+    /// Forgets what a compaction at `revision` took from the backend.
+    fn forget_before(&self, revision: Revision) {
+        let mut state = self.state.write();
+        let State {
+            memory, history, ..
+        } = &mut *state;
+        if let Some(memory) = memory.as_mut() {
+            let revision = revision.min(memory.revision());
+            history.forget_before(revision);
+            memory.forget_before(revision);
+        }
+    }
+
+    /// The revision applied.
+    fn applied(&self) -> Revision {
+        *self.applied.borrow()
+    }
+
+    fn wake_all(&self) {
+        self.appended.fetch_add(1, Ordering::SeqCst);
+        self.sleepers.lock().wake_all();
+    }
+}

@@ -1,0 +1,272 @@
+//! The watch cache over a real embedded store: the conformance suite
+//! through it, and what the cache adds — reads and watches from memory,
+//! one backend watch for every watcher, no gap when its backend watch
+//! breaks, and a fresh load (its watchers ended) when its history is
+//! compacted away.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use super::WatchCache;
+use crate::storage::embedded::Embedded;
+use crate::storage::{
+    Committed, Events, GetResult, KeyRange, RangeOptions, RangeResult, Reply, Revision, Status,
+    Storage, StorageError, Txn, Watch, WatchStream, conformance,
+};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A backend that counts its reads and watches and can break its watches.
+struct Spy {
+    inner: Embedded,
+    gets: AtomicUsize,
+    ranges: AtomicUsize,
+    watches: AtomicUsize,
+    /// Watches opened before the latest break end with `Unavailable`.
+    breaks: Arc<AtomicU64>,
+}
+
+struct SpyWatch {
+    inner: Watch,
+    breaks: Arc<AtomicU64>,
+    born: u64,
+}
+
+impl WatchStream for SpyWatch {
+    fn poll_next_batch(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Events, StorageError>>> {
+        if self.breaks.load(Ordering::SeqCst) != self.born {
+            return Poll::Ready(Some(Err(StorageError::Unavailable("broken".into()))));
+        }
+        self.inner.poll_next_batch(cx)
+    }
+
+    fn try_next_batch(&mut self) -> Option<Result<Events, StorageError>> {
+        self.inner.try_next_batch()
+    }
+
+    fn progress(&self) -> Revision {
+        self.inner.progress()
+    }
+}
+
+impl Storage for Spy {
+    fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
+        self.gets.fetch_add(1, Ordering::SeqCst);
+        self.inner.get(key, at)
+    }
+    fn range(&self, r: KeyRange, o: RangeOptions) -> Reply<'_, Result<RangeResult, StorageError>> {
+        self.ranges.fetch_add(1, Ordering::SeqCst);
+        self.inner.range(r, o)
+    }
+    fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
+        self.inner.commit(txn)
+    }
+    fn watch(&self, range: KeyRange, after: Revision) -> Watch {
+        self.watches.fetch_add(1, Ordering::SeqCst);
+        Watch::new(SpyWatch {
+            inner: self.inner.watch(range, after),
+            breaks: Arc::clone(&self.breaks),
+            born: self.breaks.load(Ordering::SeqCst),
+        })
+    }
+    fn current_revision(&self) -> Reply<'_, Result<Revision, StorageError>> {
+        self.inner.current_revision()
+    }
+    fn status(&self) -> Reply<'_, Result<Status, StorageError>> {
+        self.inner.status()
+    }
+    fn compact(&self, at: Revision) -> Reply<'_, Result<(), StorageError>> {
+        self.inner.compact(at)
+    }
+    fn health(&self) -> Result<(), String> {
+        self.inner.health()
+    }
+    fn close(&self) {
+        self.inner.close();
+    }
+}
+
+async fn cached() -> (tempfile::TempDir, Arc<Spy>, Arc<WatchCache>) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spy = Arc::new(Spy {
+        inner: Embedded::open(dir.path()).expect("open"),
+        gets: AtomicUsize::new(0),
+        ranges: AtomicUsize::new(0),
+        watches: AtomicUsize::new(0),
+        breaks: Arc::new(AtomicU64::new(0)),
+    });
+    spy.commit(Txn::new().put("/registry/old/a", "a0"))
+        .await
+        .expect("commit");
+    let backend: Arc<dyn Storage> = Arc::clone(&spy) as Arc<dyn Storage>;
+    let cache = WatchCache::start(backend, KeyRange::prefix(b"/registry/"));
+    assert!(cache.loaded(PATIENCE).await, "the cache loads");
+    (dir, spy, cache)
+}
+
+async fn put(storage: &dyn Storage, key: &str, value: &str) -> Revision {
+    storage
+        .commit(Txn::new().put(key, value))
+        .await
+        .expect("commit")
+        .revision
+}
+
+async fn next(watch: &mut Watch) -> Result<Vec<(String, Revision)>, StorageError> {
+    let got = tokio::time::timeout(PATIENCE, watch.next_batch())
+        .await
+        .expect("an event in time")
+        .expect("the watch is open")?;
+    Ok(got
+        .iter()
+        .map(|e| (String::from_utf8_lossy(&e.key).into_owned(), e.revision))
+        .collect())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_passes_through_the_cache() {
+    let (_dir, _spy, cache) = cached().await;
+    conformance::run_all(cache.as_ref(), b"/registry/conformance/").await;
+    cache.close();
+    assert!(cache.health().is_err(), "closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_share_one_backend_watch_and_lists_come_from_memory() {
+    let (_dir, spy, cache) = cached().await;
+    let from = cache.current_revision().await.expect("revision");
+    let mut all = cache.watch(KeyRange::prefix(b"/registry/"), from);
+    let mut mine = cache.watch(KeyRange::prefix(b"/registry/a/"), from);
+    assert_eq!(
+        spy.watches.load(Ordering::SeqCst),
+        1,
+        "only the cache's own"
+    );
+    let b = put(cache.as_ref(), "/registry/b/1", "b").await;
+    let a = put(cache.as_ref(), "/registry/a/1", "a").await;
+    assert_eq!(next(&mut all).await.unwrap(), [("/registry/b/1".into(), b)]);
+    assert_eq!(next(&mut all).await.unwrap(), [("/registry/a/1".into(), a)]);
+    assert_eq!(
+        next(&mut mine).await.unwrap(),
+        [("/registry/a/1".into(), a)]
+    );
+    assert_eq!(mine.progress(), a);
+
+    let ranges = spy.ranges.load(Ordering::SeqCst);
+    let list = cache
+        .range(KeyRange::prefix(b"/registry/"), RangeOptions::default())
+        .await
+        .expect("list");
+    assert_eq!(list.items.len(), 3, "a consistent list sees the last write");
+    let then = RangeOptions {
+        at: Some(b),
+        ..RangeOptions::default()
+    };
+    let past = cache
+        .range(KeyRange::prefix(b"/registry/"), then)
+        .await
+        .expect("list");
+    assert_eq!((past.items.len(), past.revision), (2, b));
+    assert_eq!(
+        spy.ranges.load(Ordering::SeqCst),
+        ranges,
+        "both from memory"
+    );
+    let read = cache.get(b"/registry/a/1", Some(b)).await.expect("get");
+    assert!(
+        read.kv.is_none(),
+        "an exact get sees the key's absence then"
+    );
+    let gets = spy.gets.load(Ordering::SeqCst);
+    let recent = cache.get_recent(b"/registry/a/1").await.expect("get");
+    assert_eq!(recent.kv.map(|kv| kv.mod_revision), Some(a));
+    assert_eq!(
+        spy.gets.load(Ordering::SeqCst),
+        gets,
+        "a recent copy, from memory"
+    );
+    let unknown = cache.get_recent(b"/registry/a/2").await.expect("get");
+    assert!(unknown.kv.is_none());
+    assert_eq!(
+        spy.gets.load(Ordering::SeqCst),
+        gets + 1,
+        "an unknown key is asked for"
+    );
+    let latest = cache.get(b"/registry/a/1", None).await.expect("get");
+    assert_eq!(latest.kv.map(|kv| kv.mod_revision), Some(a));
+    assert_eq!(
+        spy.gets.load(Ordering::SeqCst),
+        gets + 2,
+        "a latest get is the backend's"
+    );
+
+    // History the backend has forgotten is still answered by the window.
+    spy.compact(a).await.expect("compact");
+    let kept = cache.range(KeyRange::prefix(b"/registry/"), then).await;
+    assert_eq!(kept.expect("from memory").items.len(), 2);
+    // Keys outside the cache go to the backend.
+    put(cache.as_ref(), "/other/x", "x").await;
+    let other = cache
+        .range(KeyRange::prefix(b"/other/"), RangeOptions::default())
+        .await;
+    assert_eq!(other.expect("range").items.len(), 1);
+    assert_eq!(spy.ranges.load(Ordering::SeqCst), ranges + 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broken_backend_watch_leaves_no_gap_and_lost_history_reloads() {
+    let (_dir, spy, cache) = cached().await;
+    let from = cache.current_revision().await.expect("revision");
+    let mut watch = cache.watch(KeyRange::prefix(b"/registry/"), from);
+    let one = put(cache.as_ref(), "/registry/k/1", "1").await;
+    assert_eq!(
+        next(&mut watch).await.unwrap(),
+        [("/registry/k/1".into(), one)]
+    );
+
+    spy.breaks.fetch_add(1, Ordering::SeqCst);
+    let two = put(cache.as_ref(), "/registry/k/2", "2").await;
+    assert_eq!(
+        next(&mut watch).await.unwrap(),
+        [("/registry/k/2".into(), two)]
+    );
+    assert_eq!(
+        spy.watches.load(Ordering::SeqCst),
+        2,
+        "watched again from where it was"
+    );
+
+    // Broken, and the backend forgets what the cache has not seen.
+    spy.breaks.fetch_add(1, Ordering::SeqCst);
+    let three = put(cache.as_ref(), "/registry/k/3", "3").await;
+    spy.compact(three).await.expect("compact");
+    match next(&mut watch).await {
+        Err(StorageError::Compacted { requested, .. }) => assert_eq!(requested, two),
+        other => panic!("the watcher's history is gone: {other:?}"),
+    }
+    let loaded = tokio::time::timeout(PATIENCE, async {
+        loop {
+            if cache.shared.state.read().epoch == 2 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    loaded.await.expect("the cache loads again");
+    let list = cache
+        .range(KeyRange::prefix(b"/registry/k/"), RangeOptions::default())
+        .await
+        .expect("list");
+    assert_eq!(list.items.len(), 3);
+    let mut again = cache.watch(KeyRange::prefix(b"/registry/"), three);
+    let four = put(cache.as_ref(), "/registry/k/4", "4").await;
+    assert_eq!(
+        next(&mut again).await.unwrap(),
+        [("/registry/k/4".into(), four)]
+    );
+}
