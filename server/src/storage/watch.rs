@@ -178,6 +178,14 @@ pub trait WatchStream: Send {
     fn sync_progress(&mut self) -> Option<Revision> {
         None
     }
+
+    /// Asks the backend to bring `progress` up to its current revision
+    /// soon, even when nothing in the watch's range changed (etcd's
+    /// progress request); the new progress shows after the next poll.
+    /// Backends that can vouch at once do it here (`sync_progress`).
+    fn request_progress(&mut self) {
+        let _ = self.sync_progress();
+    }
 }
 
 /// A watch; see the module docs.
@@ -237,6 +245,11 @@ impl Watch {
     /// See [`WatchStream::sync_progress`].
     pub fn sync_progress(&mut self) -> Option<Revision> {
         self.stream.sync_progress()
+    }
+
+    /// See [`WatchStream::request_progress`].
+    pub fn request_progress(&mut self) {
+        self.stream.request_progress();
     }
 }
 

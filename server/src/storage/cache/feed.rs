@@ -5,8 +5,10 @@
 //! start was compacted away makes the cache read everything again (its
 //! watchers then end, as their history is gone).
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -14,7 +16,7 @@ use tokio::sync::watch;
 use super::Shared;
 use super::memory::Memory;
 use crate::storage::{
-    Batch, Events, KeyRange, KeyValue, RangeOptions, Revision, Storage, StorageError,
+    Batch, Events, KeyRange, KeyValue, RangeOptions, Revision, Storage, StorageError, Watch,
 };
 
 /// Keys read per page while loading.
@@ -71,9 +73,21 @@ async fn follow(
     let mut pause = FIRST_PAUSE;
     loop {
         let got = tokio::select! {
-            got = watch.next_batch() => got,
+            next = next_change(&mut watch, shared.applied()) => match next {
+                Change::Batch(got) => got,
+                Change::Progress(at) => {
+                    shared.tidy(Some(at));
+                    continue;
+                }
+            },
+            () = shared.progress_wanted.notified() => {
+                if shared.applied() < shared.wanted() {
+                    watch.request_progress();
+                }
+                continue;
+            }
             _ = tick.tick() => {
-                shared.tidy(watch.progress());
+                shared.tidy(None);
                 continue;
             }
             _ = stop.wait_for(|s| *s) => return true,
@@ -85,7 +99,7 @@ async fn follow(
             Some(Ok(events)) => {
                 pause = FIRST_PAUSE;
                 shared.following.store(true, Ordering::Release);
-                shared.apply(batch_of(&events), watch.progress());
+                shared.apply(batch_of(&events));
             }
             Some(Err(StorageError::Compacted { compacted, .. })) => {
                 tracing::warn!(
@@ -105,6 +119,25 @@ async fn follow(
             None => return true,
         }
     }
+}
+
+/// What the backend watch had next.
+enum Change {
+    Batch(Option<Result<Events, StorageError>>),
+    /// Nothing is ready, and every change up to here has been delivered.
+    Progress(Revision),
+}
+
+/// The next batch, or the watch's progress past `applied` once no batch
+/// is ready (only then does progress vouch for every batch before it).
+fn next_change(watch: &mut Watch, applied: Revision) -> impl Future<Output = Change> + '_ {
+    std::future::poll_fn(move |cx| match watch.poll_next_batch(cx) {
+        Poll::Ready(got) => Poll::Ready(Change::Batch(got)),
+        Poll::Pending if watch.progress() > applied => {
+            Poll::Ready(Change::Progress(watch.progress()))
+        }
+        Poll::Pending => Poll::Pending,
+    })
 }
 
 /// The events as a batch of the cache's own: the same records, shared.

@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
+use tokio::sync::Notify;
 use tokio::sync::watch as signal;
 
 use self::history::History;
@@ -62,6 +63,12 @@ struct Shared {
     /// memory only then, so a cache cut off from its backend does not hold
     /// writers in a loop of guarded commits on a record it cannot update.
     following: AtomicBool,
+    /// The newest revision a reader waits for: the feed asks the backend
+    /// for progress when the cache has not applied it.
+    wanted: AtomicU64,
+    progress_wanted: Notify,
+    /// Reads the cache could not answer in time and passed to the backend.
+    fallbacks: AtomicU64,
 }
 
 struct State {
@@ -90,6 +97,9 @@ impl WatchCache {
             applied,
             sleepers: Mutex::new(Sleepers::default()),
             following: AtomicBool::new(false),
+            wanted: AtomicU64::new(0),
+            progress_wanted: Notify::new(),
+            fallbacks: AtomicU64::new(0),
         });
         let (stop, stopped) = signal::channel(false);
         tokio::spawn(feed::run(
@@ -112,6 +122,13 @@ impl WatchCache {
         let state = &self.shared.state;
         let check = applied.wait_for(|_| state.read().memory.is_some());
         matches!(tokio::time::timeout(patience, check).await, Ok(Ok(_)))
+    }
+
+    /// How many reads the cache passed to the backend because it could
+    /// not reach the revision they needed in time.
+    #[must_use]
+    pub fn fallbacks(&self) -> u64 {
+        self.shared.fallbacks.load(Ordering::Relaxed)
     }
 
     /// Whether `range` lies inside the cached keys.
@@ -146,8 +163,8 @@ impl Shared {
         revision
     }
 
-    /// Applies and keeps a batch; `progress` is the backend watch's.
-    fn apply(&self, batch: Arc<Batch>, progress: Revision) {
+    /// Applies and keeps a batch.
+    fn apply(&self, batch: Arc<Batch>) {
         let revision = {
             let mut state = self.state.write();
             let State {
@@ -157,7 +174,6 @@ impl Shared {
                 return;
             };
             memory.apply(batch.events());
-            memory.reached(progress);
             history.push(Arc::clone(&batch));
             if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
                 memory.forget_before(start);
@@ -173,8 +189,8 @@ impl Shared {
         });
     }
 
-    /// Notes the backend watch's progress and ages the window.
-    fn tidy(&self, progress: Revision) {
+    /// Notes the backend watch's progress, if any, and ages the window.
+    fn tidy(&self, progress: Option<Revision>) {
         let revision = {
             let mut state = self.state.write();
             let State {
@@ -183,7 +199,9 @@ impl Shared {
             let Some(memory) = memory.as_mut() else {
                 return;
             };
-            memory.reached(progress);
+            if let Some(progress) = progress {
+                memory.reached(progress);
+            }
             if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
                 memory.forget_before(start);
             }
@@ -213,6 +231,18 @@ impl Shared {
     /// The revision applied.
     fn applied(&self) -> Revision {
         *self.applied.borrow()
+    }
+
+    /// A reader waits for `revision`: the feed asks the backend how far
+    /// it is when the cache has not applied that yet.
+    fn want(&self, revision: Revision) {
+        self.wanted.fetch_max(revision.get(), Ordering::SeqCst);
+        self.progress_wanted.notify_one();
+    }
+
+    /// The newest revision a reader waited for.
+    fn wanted(&self) -> Revision {
+        Revision(self.wanted.load(Ordering::SeqCst))
     }
 
     fn wake_all(&self) {

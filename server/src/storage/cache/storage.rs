@@ -13,9 +13,10 @@ use crate::storage::{
 };
 
 /// How long a read waits for the cache to reach the revision it needs
-/// before it asks the backend instead. Short: the revision may be a write
-/// outside the cached keys, which the cache never sees.
-const CATCH_UP: Duration = Duration::from_millis(100);
+/// (the feed asks the backend for progress meanwhile, in case the revision
+/// is a write outside the cached keys, which the cache never sees) before
+/// it asks the backend instead.
+const CATCH_UP: Duration = Duration::from_millis(50);
 
 impl WatchCache {
     /// `range` at `at` from memory, if the window holds `at`.
@@ -33,6 +34,10 @@ impl WatchCache {
     /// Waits until the cache has applied `revision` (at most `CATCH_UP`);
     /// whether it has.
     async fn caught_up(&self, revision: Revision) -> bool {
+        if self.shared.applied() >= revision {
+            return true;
+        }
+        self.shared.want(revision);
         let mut applied = self.shared.applied.subscribe();
         tokio::time::timeout(CATCH_UP, applied.wait_for(|r| *r >= revision))
             .await
@@ -60,6 +65,7 @@ impl WatchCache {
                 return Ok(result);
             }
         }
+        self.shared.fallbacks.fetch_add(1, Ordering::Relaxed);
         self.backend.range(range, opts).await
     }
 }

@@ -52,6 +52,10 @@ impl WatchStream for SpyWatch {
     fn progress(&self) -> Revision {
         self.inner.progress()
     }
+
+    fn sync_progress(&mut self) -> Option<Revision> {
+        self.inner.sync_progress()
+    }
 }
 
 impl Storage for Spy {
@@ -216,6 +220,15 @@ async fn watchers_share_one_backend_watch_and_lists_come_from_memory() {
         .await;
     assert_eq!(other.expect("range").items.len(), 1);
     assert_eq!(spy.ranges.load(Ordering::SeqCst), ranges + 1);
+    // That write moved the revision past every cached key's: the cache
+    // learns from its watch's progress that it is current, and answers.
+    let list = cache
+        .range(KeyRange::prefix(b"/registry/"), RangeOptions::default())
+        .await
+        .expect("list");
+    assert_eq!(list.items.len(), 3);
+    assert_eq!(spy.ranges.load(Ordering::SeqCst), ranges + 1, "from memory");
+    assert_eq!(cache.fallbacks(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -223,11 +223,18 @@ pub struct WatchCreateRequest {
 pub enum WatchRequestUnion {
     #[prost(message, tag = "1")]
     Create(WatchCreateRequest),
+    /// Asks for a progress notification (etcd 3.4+): an empty response
+    /// whose header revision every event before it has reached.
+    #[prost(message, tag = "3")]
+    Progress(WatchProgressRequest),
 }
+
+#[derive(Clone, Copy, PartialEq, prost::Message)]
+pub struct WatchProgressRequest {}
 
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct WatchRequest {
-    #[prost(oneof = "WatchRequestUnion", tags = "1")]
+    #[prost(oneof = "WatchRequestUnion", tags = "1, 3")]
     pub request_union: Option<WatchRequestUnion>,
 }
 

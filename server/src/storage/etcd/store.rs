@@ -190,6 +190,7 @@ impl Storage for Etcd {
             &range,
             after,
             self.closed.subscribe(),
+            std::sync::Arc::clone(&self.probe.ordered_progress),
         ))
     }
 

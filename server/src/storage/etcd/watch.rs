@@ -16,14 +16,14 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 
 use super::convert::key_value;
 use super::errors::plain;
 use super::keys::Keys;
 use super::proto::{
-    EVENT_DELETE, WATCH, WatchCreateRequest, WatchRequest, WatchRequestUnion, WatchResponse,
-    revision_of,
+    EVENT_DELETE, WATCH, WatchCreateRequest, WatchProgressRequest, WatchRequest, WatchRequestUnion,
+    WatchResponse, revision_of,
 };
 use crate::storage::grpc::{DEADLINE_EXCEEDED, GrpcClient, RpcError, UNAVAILABLE};
 use crate::storage::{
@@ -54,6 +54,11 @@ pub struct EtcdWatch {
     /// Set when the queue overflowed: the watch ends once it is drained.
     lagged: Arc<AtomicBool>,
     progress: Revision,
+    /// Wakes the task to ask etcd for a progress notification.
+    progress_wanted: Arc<Notify>,
+    /// Whether this etcd orders those after the events before them; an
+    /// older one is not asked (its answer could overtake events).
+    ordered_progress: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -71,19 +76,24 @@ impl EtcdWatch {
         range: &KeyRange,
         after: Revision,
         closed: watch::Receiver<bool>,
+        ordered_progress: Arc<AtomicBool>,
     ) -> EtcdWatch {
         let range = keys.etcd_range(range);
         let (tx, items) = mpsc::channel(QUEUE);
         let lagged = Arc::new(AtomicBool::new(false));
+        let progress_wanted = Arc::new(Notify::new());
         let feed = Feed {
             tx,
             lagged: Arc::clone(&lagged),
+            progress_wanted: Arc::clone(&progress_wanted),
         };
         let task = tokio::spawn(run(client, keys, range, after, feed, closed));
         EtcdWatch {
             items,
             lagged,
             progress: after,
+            progress_wanted,
+            ordered_progress,
             task,
         }
     }
@@ -93,6 +103,7 @@ impl EtcdWatch {
 struct Feed {
     tx: mpsc::Sender<Item>,
     lagged: Arc<AtomicBool>,
+    progress_wanted: Arc<Notify>,
 }
 
 impl Feed {
@@ -193,7 +204,7 @@ async fn follow(
         opened = client.open_stream::<_, WatchResponse>(WATCH, "Watch", &[REQUIRE_LEADER], &request) => opened,
         _ = closed.wait_for(|c| *c) => return Ended::Over,
     };
-    let (_requests, mut responses) = match stream {
+    let (requests, mut responses) = match stream {
         Ok(stream) => stream,
         Err(e) if mendable(&e) => return Ended::Broken(e),
         Err(e) => {
@@ -201,10 +212,14 @@ async fn follow(
             return Ended::Over;
         }
     };
-    // `_requests` stays alive: etcd ends a watch stream whose client side ends.
+    // `requests` stays alive: etcd ends a watch stream whose client side ends.
     loop {
         let next = tokio::select! {
             next = responses.message() => next,
+            () = feed.progress_wanted.notified() => {
+                ask_progress(&requests);
+                continue;
+            }
             _ = closed.wait_for(|c| *c) => return Ended::Over,
             () = feed.tx.closed() => return Ended::Over,
         };
@@ -213,7 +228,7 @@ async fn follow(
             Ok(None) => return Ended::Broken(RpcError::new(UNAVAILABLE, "the watch stream ended")),
             Err(e) if mendable(&e) => {
                 if e.code == UNAVAILABLE {
-                    client.abandon(responses.connection).await;
+                    client.abandon(responses.connection);
                 }
                 return Ended::Broken(e);
             }
@@ -236,6 +251,17 @@ async fn follow(
         if !feed.send(item) {
             return Ended::Over;
         }
+    }
+}
+
+/// Asks etcd for a progress notification on the stream. A full request
+/// queue means earlier requests are still to go: one of them will do.
+fn ask_progress(requests: &mpsc::Sender<Bytes>) {
+    let request = WatchRequest {
+        request_union: Some(WatchRequestUnion::Progress(WatchProgressRequest {})),
+    };
+    if let Ok(frame) = crate::storage::grpc::encode_frame(&request) {
+        let _ = requests.try_send(frame);
     }
 }
 
@@ -352,5 +378,11 @@ impl WatchStream for EtcdWatch {
 
     fn progress(&self) -> Revision {
         self.progress
+    }
+
+    fn request_progress(&mut self) {
+        if self.ordered_progress.load(Ordering::Acquire) {
+            self.progress_wanted.notify_one();
+        }
     }
 }

@@ -25,7 +25,11 @@ use super::transport::Transport;
 pub struct GrpcClient {
     transport: Transport,
     timeout: Duration,
-    connection: tokio::sync::Mutex<Option<Live>>,
+    /// The live connection: taken only for a moment, never across an await.
+    connection: parking_lot::Mutex<Option<Live>>,
+    /// Held while connecting, so that one caller connects and the others
+    /// wait for its connection.
+    connecting: tokio::sync::Mutex<()>,
     /// Counts connections, so a failure on an old one leaves a new one be.
     connections: AtomicU64,
     /// Where the next connection starts looking.
@@ -47,7 +51,8 @@ impl GrpcClient {
         GrpcClient {
             transport,
             timeout,
-            connection: tokio::sync::Mutex::new(None),
+            connection: parking_lot::Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(()),
             connections: AtomicU64::new(0),
             next_endpoint: AtomicUsize::new(0),
         }
@@ -105,7 +110,7 @@ impl GrpcClient {
         if let Err(e) = &outcome
             && e.code == UNAVAILABLE
         {
-            self.abandon(used.load(Ordering::Relaxed)).await;
+            self.abandon(used.load(Ordering::Relaxed));
         }
         outcome
     }
@@ -115,8 +120,8 @@ impl GrpcClient {
     /// leader): the next call connects again, from the next endpoint, so a
     /// client of a cluster moves off a member that cannot serve. Streams
     /// still open on it end.
-    pub async fn abandon(&self, generation: u64) {
-        let mut connection = self.connection.lock().await;
+    pub fn abandon(&self, generation: u64) {
+        let mut connection = self.connection.lock();
         if connection
             .as_ref()
             .is_some_and(|live| live.generation == generation)
@@ -160,7 +165,7 @@ impl GrpcClient {
                 // Refused at once (etcd: a member without a leader): the
                 // next attempt goes to another endpoint.
                 if e.code == UNAVAILABLE {
-                    self.abandon(generation).await;
+                    self.abandon(generation);
                 }
                 Err(e)
             }
@@ -196,7 +201,7 @@ impl GrpcClient {
         match sender.send_request(request).await {
             Ok(response) => Ok((response, generation)),
             Err(e) => {
-                self.abandon(generation).await;
+                self.abandon(generation);
                 Err(RpcError::new(
                     UNAVAILABLE,
                     format!("error reading from server: {e}"),
@@ -208,25 +213,34 @@ impl GrpcClient {
     /// The live connection's sender and number, connecting when there is
     /// none or the old one died (the server restarted).
     async fn ready_sender(&self) -> Result<(SendRequest<RequestBody>, u64), RpcError> {
-        let mut connection = self.connection.lock().await;
-        if let Some(live) = connection.as_mut()
-            && live.sender.ready().await.is_ok()
-        {
-            return Ok((live.sender.clone(), live.generation));
+        if let Some(live) = self.live() {
+            return Ok(live);
         }
-        let start = match connection.take() {
+        let _connecting = self.connecting.lock().await;
+        // Another caller may have connected while this one waited.
+        if let Some(live) = self.live() {
+            return Ok(live);
+        }
+        let start = match self.connection.lock().take() {
             // The server hung up: try the others first.
             Some(dead) => dead.endpoint + 1,
             None => self.next_endpoint.load(Ordering::Relaxed),
         };
         let (sender, endpoint) = self.transport.connect(start).await?;
         let generation = self.connections.fetch_add(1, Ordering::Relaxed) + 1;
-        *connection = Some(Live {
+        *self.connection.lock() = Some(Live {
             sender: sender.clone(),
             endpoint,
             generation,
         });
         Ok((sender, generation))
+    }
+
+    /// The live connection's sender and number, unless it closed.
+    fn live(&self) -> Option<(SendRequest<RequestBody>, u64)> {
+        let connection = self.connection.lock();
+        let live = connection.as_ref().filter(|l| !l.sender.is_closed())?;
+        Some((live.sender.clone(), live.generation))
     }
 }
 

@@ -9,5 +9,7 @@ mod status;
 mod transport;
 
 pub use client::{GrpcClient, ResponseStream};
-pub use status::{DEADLINE_EXCEEDED, INTERNAL, OUT_OF_RANGE, RpcError, UNAVAILABLE, UNKNOWN};
+pub use status::{
+    DEADLINE_EXCEEDED, INTERNAL, OUT_OF_RANGE, RpcError, UNAVAILABLE, UNKNOWN, encode_frame,
+};
 pub use transport::{Endpoint, Transport};

@@ -95,4 +95,8 @@ impl WatchStream for PlainWatch {
         }
         self.inner.sync_progress()
     }
+
+    fn request_progress(&mut self) {
+        self.inner.request_progress();
+    }
 }
