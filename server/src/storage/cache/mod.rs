@@ -69,6 +69,11 @@ struct Shared {
     progress_wanted: Notify,
     /// Reads the cache could not answer in time and passed to the backend.
     fallbacks: AtomicU64,
+    /// `get_recent` answers from memory only once the cache has applied
+    /// this revision: a commit whose guard failed raises it past what it
+    /// found, so the retry reads the record that failed it, not the
+    /// cache's older copy again.
+    floor: AtomicU64,
 }
 
 struct State {
@@ -100,6 +105,7 @@ impl WatchCache {
             wanted: AtomicU64::new(0),
             progress_wanted: Notify::new(),
             fallbacks: AtomicU64::new(0),
+            floor: AtomicU64::new(0),
         });
         let (stop, stopped) = signal::channel(false);
         tokio::spawn(feed::run(

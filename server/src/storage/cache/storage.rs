@@ -87,7 +87,11 @@ impl Storage for WatchCache {
     }
 
     fn get_recent(&self, key: &[u8]) -> Reply<'_, Result<GetResult, StorageError>> {
-        if self.covers(&KeyRange::key(key)) && self.shared.following.load(Ordering::Acquire) {
+        let floor = Revision(self.shared.floor.load(Ordering::Acquire));
+        if self.covers(&KeyRange::key(key))
+            && self.shared.following.load(Ordering::Acquire)
+            && self.shared.applied() >= floor
+        {
             let state = self.shared.state.read();
             if let Some(memory) = state.memory.as_ref() {
                 let revision = memory.revision();
@@ -126,7 +130,16 @@ impl Storage for WatchCache {
     }
 
     fn commit(&self, txn: Txn) -> Reply<'_, Result<Committed, StorageError>> {
-        self.backend.commit(txn)
+        self.backend.commit(txn).map(|outcome| {
+            let floor = match &outcome {
+                Err(StorageError::Conflict { current, .. }) => current.mod_revision,
+                // Gone since the cache's copy: newer than anything applied.
+                Err(StorageError::NotFound { .. }) => self.shared.applied().next(),
+                _ => return outcome,
+            };
+            self.shared.floor.fetch_max(floor.get(), Ordering::AcqRel);
+            outcome
+        })
     }
 
     fn watch(&self, range: KeyRange, after: Revision) -> Watch {

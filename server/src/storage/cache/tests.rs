@@ -12,8 +12,8 @@ use std::time::Duration;
 use super::WatchCache;
 use crate::storage::embedded::Embedded;
 use crate::storage::{
-    Committed, Events, GetResult, KeyRange, RangeOptions, RangeResult, Reply, Revision, Status,
-    Storage, StorageError, Txn, Watch, WatchStream, conformance,
+    Committed, Events, GetResult, Guard, KeyRange, RangeOptions, RangeResult, Reply, Revision,
+    Status, Storage, StorageError, Txn, Watch, WatchStream, conformance,
 };
 
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -201,6 +201,37 @@ async fn watchers_share_one_backend_watch_and_lists_come_from_memory() {
         gets + 1,
         "an unknown key is asked for"
     );
+    // A guard that failed on a record the cache has does not stop it
+    // answering; one on a record gone since the cache's copy does, until
+    // the cache moves on.
+    let stale = Txn::new()
+        .guard(Guard::ModRevision(b"/registry/a/1".to_vec(), b))
+        .put("/registry/a/1", "again");
+    assert!(matches!(
+        cache.commit(stale).await,
+        Err(StorageError::Conflict { .. })
+    ));
+    let retried = cache.get_recent(b"/registry/a/1").await.expect("get");
+    assert_eq!(retried.kv.map(|kv| kv.mod_revision), Some(a));
+    assert_eq!(
+        spy.gets.load(Ordering::SeqCst),
+        gets + 1,
+        "the cache is as new"
+    );
+    let gone = Txn::new()
+        .guard(Guard::ModRevision(b"/registry/a/gone".to_vec(), b))
+        .put("/registry/a/1", "again");
+    assert!(matches!(
+        cache.commit(gone).await,
+        Err(StorageError::NotFound { .. })
+    ));
+    cache.get_recent(b"/registry/a/1").await.expect("get");
+    assert_eq!(
+        spy.gets.load(Ordering::SeqCst),
+        gets + 2,
+        "the backend's, after that"
+    );
+    let gets = gets + 1;
     let latest = cache.get(b"/registry/a/1", None).await.expect("get");
     assert_eq!(latest.kv.map(|kv| kv.mod_revision), Some(a));
     assert_eq!(
