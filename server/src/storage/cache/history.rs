@@ -48,7 +48,6 @@ impl History {
     }
 
     /// The number the next batch will get.
-    #[cfg(test)]
     #[must_use]
     pub fn end(&self) -> u64 {
         self.first + self.batches.len() as u64

@@ -40,7 +40,7 @@ use crate::storage::{Batch, KeyRange, Revision, Storage};
 /// How long the window of changes reaches back.
 const WINDOW: Duration = Duration::from_secs(300);
 /// The most events the window keeps (older ones go first).
-const MAX_EVENTS: usize = 500_000;
+const MAX_EVENTS: usize = 100_000;
 
 /// The cache over a backend; see the module docs.
 pub struct WatchCache {
@@ -171,6 +171,7 @@ impl Shared {
 
     /// Applies and keeps a batch.
     fn apply(&self, batch: Arc<Batch>) {
+        let number;
         let revision = {
             let mut state = self.state.write();
             let State {
@@ -180,6 +181,7 @@ impl Shared {
                 return;
             };
             memory.apply(batch.events());
+            number = history.end();
             history.push(Arc::clone(&batch));
             if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
                 memory.forget_before(start);
@@ -187,7 +189,7 @@ impl Shared {
             memory.revision()
         };
         self.appended.fetch_add(1, Ordering::SeqCst);
-        self.sleepers.lock().wake_for(&batch);
+        self.sleepers.lock().wake_for(&batch, number);
         self.applied.send_if_modified(|r| {
             let newer = revision > *r;
             *r = (*r).max(revision);

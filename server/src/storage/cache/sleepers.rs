@@ -1,5 +1,7 @@
 //! The cache's watchers waiting for a batch, each with its range: a batch
-//! wakes only those it has a key for.
+//! wakes only those it has a key for, and tells each the batch's number,
+//! so a watcher skips the batches it slept through (none had its keys)
+//! instead of looking at each.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +15,8 @@ pub struct Sleepers {
     next_id: u64,
     /// Each watcher's range (`None`: every key) and waker.
     sleeping: HashMap<u64, (Option<Arc<KeyRange>>, Waker)>,
+    /// The number of the batch that woke each woken watcher.
+    woken: HashMap<u64, u64>,
 }
 
 impl Sleepers {
@@ -35,23 +39,33 @@ impl Sleepers {
     /// Watcher `id` is gone.
     pub fn remove(&mut self, id: u64) {
         self.sleeping.remove(&id);
+        self.woken.remove(&id);
     }
 
-    /// Wakes the watchers `batch` has a key for.
-    pub fn wake_for(&mut self, batch: &Batch) {
-        self.sleeping.retain(|_, (range, waker)| {
+    /// The number of the batch that woke watcher `id`, once: every batch
+    /// between the watcher's last look and it lacked its keys.
+    pub fn woken_by(&mut self, id: u64) -> Option<u64> {
+        self.woken.remove(&id)
+    }
+
+    /// Wakes the watchers batch number `n` has a key for.
+    pub fn wake_for(&mut self, batch: &Batch, n: u64) {
+        let woken = &mut self.woken;
+        self.sleeping.retain(|id, (range, waker)| {
             let wanted = range
                 .as_ref()
                 .is_none_or(|r| batch.events().iter().any(|e| r.contains(&e.key)));
             if wanted {
+                woken.insert(*id, n);
                 waker.wake_by_ref();
             }
             !wanted
         });
     }
 
-    /// Wakes every watcher.
+    /// Wakes every watcher (to look at every batch).
     pub fn wake_all(&mut self) {
+        self.woken.clear();
         for (_, (_, waker)) in self.sleeping.drain() {
             waker.wake();
         }
@@ -96,10 +110,17 @@ mod tests {
             kv: None,
             prev: None,
         }]);
-        sleepers.wake_for(&batch);
-        sleepers.wake_for(&batch);
+        sleepers.wake_for(&batch, 7);
+        sleepers.wake_for(&batch, 8);
         let woken = |c: &Arc<Count>| c.0.load(Ordering::SeqCst);
         assert_eq!((woken(&a), woken(&b), woken(&all)), (1, 0, 1));
+        assert_eq!(
+            sleepers.woken_by(ids[0]),
+            Some(7),
+            "the first batch of its keys"
+        );
+        assert_eq!(sleepers.woken_by(ids[0]), None, "told once");
+        assert_eq!(sleepers.woken_by(ids[1]), None);
         sleepers.remove(ids[1]);
         sleepers.wake_all();
         assert_eq!(woken(&b), 0, "a removed watcher is not woken");

@@ -55,6 +55,9 @@ impl CacheWatch {
         if self.ended {
             return None;
         }
+        if let Some(n) = self.shared.sleepers.lock().woken_by(self.id) {
+            self.next = self.next.max(n);
+        }
         let state = self.shared.state.read();
         if state.epoch != self.epoch {
             self.ended = true;
