@@ -169,58 +169,51 @@ impl Shared {
         revision
     }
 
-    /// Applies and keeps a batch.
+    /// Applies and keeps a batch, and wakes the watchers of its keys.
     fn apply(&self, batch: Arc<Batch>) {
-        let number;
-        let revision = {
-            let mut state = self.state.write();
-            let State {
-                memory, history, ..
-            } = &mut *state;
-            let Some(memory) = memory.as_mut() else {
-                return;
-            };
+        let kept = self.change(|memory, history| {
             memory.apply(batch.events());
-            number = history.end();
+            let number = history.end();
             history.push(Arc::clone(&batch));
-            if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
-                memory.forget_before(start);
-            }
-            memory.revision()
-        };
-        self.appended.fetch_add(1, Ordering::SeqCst);
-        self.sleepers.lock().wake_for(&batch, number);
-        self.applied.send_if_modified(|r| {
-            let newer = revision > *r;
-            *r = (*r).max(revision);
-            newer
+            number
         });
+        if let Some(number) = kept {
+            self.appended.fetch_add(1, Ordering::SeqCst);
+            self.sleepers.lock().wake_for(&batch, number);
+        }
     }
 
     /// Notes the backend watch's progress, if any, and ages the window.
+    /// Watchers at the end report the new progress when they next look.
     fn tidy(&self, progress: Option<Revision>) {
-        let revision = {
+        self.change(|memory, _| {
+            if let Some(progress) = progress {
+                memory.reached(progress);
+            }
+        });
+    }
+
+    /// Changes the data under the lock, ages the window, and publishes
+    /// the revision applied; `None` before the first load.
+    fn change<T>(&self, f: impl FnOnce(&mut Memory, &mut History) -> T) -> Option<T> {
+        let (out, revision) = {
             let mut state = self.state.write();
             let State {
                 memory, history, ..
             } = &mut *state;
-            let Some(memory) = memory.as_mut() else {
-                return;
-            };
-            if let Some(progress) = progress {
-                memory.reached(progress);
-            }
+            let memory = memory.as_mut()?;
+            let out = f(memory, history);
             if let Some(start) = history.trim(WINDOW, MAX_EVENTS) {
                 memory.forget_before(start);
             }
-            memory.revision()
+            (out, memory.revision())
         };
         self.applied.send_if_modified(|r| {
             let newer = revision > *r;
             *r = (*r).max(revision);
             newer
         });
-        // Watchers at the end report the new progress when they look.
+        Some(out)
     }
 
     /// Forgets what a compaction at `revision` took from the backend.

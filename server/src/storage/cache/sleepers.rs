@@ -17,6 +17,8 @@ pub struct Sleepers {
     sleeping: HashMap<u64, (Option<Arc<KeyRange>>, Waker)>,
     /// The number of the batch that woke each woken watcher.
     woken: HashMap<u64, u64>,
+    /// The number after the last batch checked against the sleepers.
+    checked: u64,
 }
 
 impl Sleepers {
@@ -42,14 +44,19 @@ impl Sleepers {
         self.woken.remove(&id);
     }
 
-    /// The number of the batch that woke watcher `id`, once: every batch
-    /// between the watcher's last look and it lacked its keys.
-    pub fn woken_by(&mut self, id: u64) -> Option<u64> {
-        self.woken.remove(&id)
+    /// Where watcher `id` may resume: the batch that woke it (told once),
+    /// or, while it still sleeps, past every batch checked since it fell
+    /// asleep; every batch it skips lacked its keys.
+    pub fn passed(&mut self, id: u64) -> Option<u64> {
+        match self.woken.remove(&id) {
+            Some(n) => Some(n),
+            None => self.sleeping.contains_key(&id).then_some(self.checked),
+        }
     }
 
     /// Wakes the watchers batch number `n` has a key for.
     pub fn wake_for(&mut self, batch: &Batch, n: u64) {
+        self.checked = n + 1;
         let woken = &mut self.woken;
         self.sleeping.retain(|id, (range, waker)| {
             let wanted = range
@@ -115,12 +122,16 @@ mod tests {
         let woken = |c: &Arc<Count>| c.0.load(Ordering::SeqCst);
         assert_eq!((woken(&a), woken(&b), woken(&all)), (1, 0, 1));
         assert_eq!(
-            sleepers.woken_by(ids[0]),
+            sleepers.passed(ids[0]),
             Some(7),
             "the first batch of its keys"
         );
-        assert_eq!(sleepers.woken_by(ids[0]), None, "told once");
-        assert_eq!(sleepers.woken_by(ids[1]), None);
+        assert_eq!(sleepers.passed(ids[0]), None, "told once");
+        assert_eq!(
+            sleepers.passed(ids[1]),
+            Some(9),
+            "still asleep: past every batch"
+        );
         sleepers.remove(ids[1]);
         sleepers.wake_all();
         assert_eq!(woken(&b), 0, "a removed watcher is not woken");

@@ -157,6 +157,7 @@ impl Storage for WatchCache {
                     state.epoch,
                     next,
                     after,
+                    state.history.end(),
                 ));
             }
         }

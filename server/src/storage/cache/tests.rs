@@ -314,3 +314,36 @@ async fn a_broken_backend_watch_leaves_no_gap_and_lost_history_reloads() {
         [("/registry/k/4".into(), four)]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_that_stops_reading_is_ended_but_a_quiet_one_is_not() {
+    let (_dir, _spy, cache) = cached().await;
+    let from = cache.current_revision().await.expect("revision");
+    let mut stalled = cache.watch(KeyRange::prefix(b"/registry/"), from);
+    let mut quiet = cache.watch(KeyRange::prefix(b"/registry/quiet/"), from);
+    let asleep = tokio::time::timeout(Duration::from_millis(20), quiet.next_batch()).await;
+    assert!(asleep.is_err(), "nothing for it yet");
+    let mut last = from;
+    for i in 0..1100 {
+        last = put(cache.as_ref(), &format!("/registry/busy/{i}"), "x").await;
+    }
+    let applied = async {
+        while cache.shared.applied() < last {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, applied)
+        .await
+        .expect("the cache applies them");
+    match next(&mut stalled).await {
+        Err(StorageError::Lagged) => {}
+        other => panic!("1,100 unread batches end a watcher: {other:?}"),
+    }
+    let mine = put(cache.as_ref(), "/registry/quiet/1", "q").await;
+    assert_eq!(
+        next(&mut quiet)
+            .await
+            .expect("not lagged: it had nothing to read"),
+        [("/registry/quiet/1".into(), mine)]
+    );
+}

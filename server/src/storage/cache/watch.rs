@@ -10,6 +10,11 @@ use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 
 use super::Shared;
+
+/// Batches a watcher may leave unread past where it was before it stops
+/// reading is ended `Lagged` (the etcd backend's bound): a client that
+/// stalls re-lists instead of holding the window.
+const MAX_BEHIND: u64 = 1024;
 use crate::storage::{Events, KeyRange, Revision, StorageError, WatchStream};
 
 /// See the module docs.
@@ -23,6 +28,9 @@ pub struct CacheWatch {
     next: u64,
     /// Events at or before it are not this watch's.
     after: Revision,
+    /// The history's end when the watch began: the catch-up before it is
+    /// not lag.
+    began: u64,
     progress: Revision,
     /// Its place among the sleeping watchers.
     id: u64,
@@ -36,6 +44,7 @@ impl CacheWatch {
         epoch: u64,
         next: u64,
         after: Revision,
+        began: u64,
     ) -> CacheWatch {
         let id = shared.sleepers.lock().id();
         CacheWatch {
@@ -44,6 +53,7 @@ impl CacheWatch {
             epoch,
             next,
             after,
+            began,
             progress: after,
             id,
             ended: false,
@@ -55,7 +65,7 @@ impl CacheWatch {
         if self.ended {
             return None;
         }
-        if let Some(n) = self.shared.sleepers.lock().woken_by(self.id) {
+        if let Some(n) = self.shared.sleepers.lock().passed(self.id) {
             self.next = self.next.max(n);
         }
         let state = self.shared.state.read();
@@ -65,6 +75,15 @@ impl CacheWatch {
                 requested: self.progress,
                 compacted: state.history.start().next(),
             }));
+        }
+        if state
+            .history
+            .end()
+            .saturating_sub(self.next.max(self.began))
+            > MAX_BEHIND
+        {
+            self.ended = true;
+            return Some(Err(StorageError::Lagged));
         }
         loop {
             let kept = match state.history.get(self.next) {
