@@ -12,8 +12,8 @@ use std::task::{Context, Poll};
 
 use parking_lot::{Mutex, RwLock};
 
-use crate::api::index::Attributes;
 use crate::api::index::state::{Candidate, Entry, IndexState};
+use crate::api::index::{Attributes, Term};
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::watch::share::BatchShare;
@@ -69,7 +69,8 @@ impl KindIndex {
                 )
                 .await?;
             at = Some(page.revision);
-            let state = state.get_or_insert_with(|| IndexState::new(page.revision));
+            let state =
+                state.get_or_insert_with(|| IndexState::new(Arc::clone(kind), page.revision));
             for kv in &page.items {
                 let attrs = Attributes::of_record(kind, kv).map(Arc::unwrap_or_clone);
                 let entry = Entry {
@@ -87,7 +88,7 @@ impl KindIndex {
             }
             tokio::task::yield_now().await;
         }
-        let state = state.unwrap_or_else(|| IndexState::new(Revision::ZERO));
+        let state = state.unwrap_or_else(|| IndexState::new(Arc::clone(kind), Revision::ZERO));
         let index = Arc::new(KindIndex {
             kind: Arc::clone(kind),
             watch: Mutex::new(storage.watch(whole, state.applied())),
@@ -196,20 +197,25 @@ impl KindIndex {
 
     /// The keys a list at `at` over `[start, end)` must read, in order (see
     /// [`IndexState::candidates`]); `None` when the index cannot answer.
+    /// A list's first `term` of a family builds the family's postings.
     pub fn candidates(
         &self,
         start: &[u8],
         end: &[u8],
         at: Revision,
         enough: usize,
+        term: Option<&Term>,
         selects: impl Fn(&Attributes) -> bool,
     ) -> Option<Vec<Candidate>> {
         if !self.live() {
             return None;
         }
+        let term = term.filter(|(family, _)| {
+            self.state.read().indexes_by(family) || self.state.write().index_by(family)
+        });
         self.state
             .read()
-            .candidates(start, end, at, enough, selects)
+            .candidates(start, end, at, enough, term, selects)
     }
 
     /// The attributes of a stored record, from the index when it holds this

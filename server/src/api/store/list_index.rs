@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::api::error::ApiError;
-use crate::api::index::{Candidate, KindIndex};
+use crate::api::index::{Candidate, KindIndex, exact_term};
 use crate::api::kind::KindSpec;
 use crate::api::store::Store;
 use crate::api::store::read::{ListOptions, RawPage, ReadAt, encode_continue};
@@ -71,9 +71,11 @@ impl Store {
             }
         }
         let enough = if opts.limit == 0 { 0 } else { opts.limit + 1 };
-        let candidates = index.candidates(range.start, range.end, at, enough, |a| {
-            a.selected_by(kind, opts)
-        })?;
+        let term = exact_term(opts.label.as_ref(), opts.field.as_ref(), None, None);
+        let candidates =
+            index.candidates(range.start, range.end, at, enough, term.as_ref(), |a| {
+                a.selected_by(kind, opts)
+            })?;
         let mut items = Vec::new();
         let mut continue_token = None;
         for candidate in candidates {

@@ -12,12 +12,13 @@ use std::task::{Poll, Waker};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
+use crate::api::index::Term;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::watch::feed::Delivery;
 use crate::api::watch::selection::Selection;
 use crate::api::watch::share::{BatchShare, KindShare};
-use crate::api::watch::terms::{Family, TermIndex};
+use crate::api::watch::terms::TermIndex;
 use crate::api::watch::translate::EventType;
 use crate::storage::{Events, KeyRange, Revision, Storage, StorageError, Watch};
 
@@ -29,7 +30,7 @@ const MAX_QUEUED: usize = 8_192;
 /// One filtered watcher registered with a hub.
 struct Slot {
     selection: Arc<Selection>,
-    term: Option<(Family, Vec<Box<str>>)>,
+    term: Option<Term>,
     /// Events at or before it are not this watcher's.
     after: Revision,
     queue: VecDeque<Delivery>,
@@ -153,7 +154,7 @@ impl Hub {
     pub fn join(
         self: &Arc<Hub>,
         selection: Arc<Selection>,
-        term: Option<(Family, Vec<Box<str>>)>,
+        term: Option<Term>,
         after: Revision,
     ) -> Option<HubFeed> {
         let mut state = self.state.lock();

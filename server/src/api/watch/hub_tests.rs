@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use super::hub::{HubFeed, Hubs};
 use super::selection::Selection;
-use super::terms::{Family, TermIndex, index_term};
+use super::terms::{TermIndex, index_term};
 use super::translate::EventType;
-use crate::api::index::Attributes;
+use crate::api::index::{Attributes, Family};
 use crate::api::kind::KindSpec;
 use crate::api::kinds;
 use crate::api::selectors::{FieldSelector, LabelSelector};

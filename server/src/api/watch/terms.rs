@@ -6,72 +6,24 @@
 
 use std::collections::HashMap;
 
-use crate::api::index::Attributes;
+use crate::api::index::{Attributes, Family, Term, exact_term};
 use crate::api::kind::KindSpec;
-use crate::api::selectors::{Labels, Operator};
 use crate::api::watch::selection::Selection;
 
-/// An attribute watchers are indexed by.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Family {
-    Name,
-    Namespace,
-    Field(Box<str>),
-    Label(Box<str>),
-}
-
-impl Family {
-    /// The attribute's value in `attrs`; a missing field reads as "" (as
-    /// field selectors read it), a missing label as nothing.
-    #[must_use]
-    pub fn value<'a>(&self, kind: &KindSpec, attrs: &'a Attributes) -> Option<&'a str> {
-        match self {
-            Family::Name => Some(attrs.name()),
-            Family::Namespace => Some(attrs.namespace()),
-            Family::Field(f) => Some(attrs.field(kind, f).unwrap_or_default()),
-            Family::Label(k) => attrs.label(k),
-        }
-    }
-}
-
-/// The most selective term of a watcher: every object it can select has
-/// one of these values. `name` and `namespace` are the request path's.
+/// The most selective term of a watcher (see [`exact_term`]); `name` and
+/// `namespace` are the request path's.
 #[must_use]
 pub fn index_term(
     selection: &Selection,
     namespace: Option<&str>,
     name: Option<&str>,
-) -> Option<(Family, Vec<Box<str>>)> {
-    let field = selection.field.as_ref();
-    let pinned = |f: &str| field.and_then(|s| s.requires_exact_match(f));
-    if let Some(n) = name.or_else(|| pinned("metadata.name")) {
-        return Some((Family::Name, vec![n.into()]));
-    }
-    if let Some(t) = field.and_then(|s| {
-        s.terms()
-            .iter()
-            .find(|t| !t.negated && t.field != "metadata.namespace")
-    }) {
-        return Some((
-            Family::Field(t.field.as_str().into()),
-            vec![t.value.as_str().into()],
-        ));
-    }
-    let exact_label = selection.label.as_ref().and_then(|l| {
-        l.requirements().iter().find(|r| {
-            matches!(
-                r.operator,
-                Operator::Equals | Operator::DoubleEquals | Operator::In
-            )
-        })
-    });
-    if let Some(r) = exact_label {
-        let values = r.values.iter().map(|v| v.as_str().into()).collect();
-        return Some((Family::Label(r.key.as_str().into()), values));
-    }
-    namespace
-        .or_else(|| pinned("metadata.namespace"))
-        .map(|ns| (Family::Namespace, vec![ns.into()]))
+) -> Option<Term> {
+    exact_term(
+        selection.label.as_ref(),
+        selection.field.as_ref(),
+        namespace,
+        name,
+    )
 }
 
 /// Watchers by the values of their index terms, plus those tested against
@@ -84,7 +36,7 @@ pub struct TermIndex {
 
 impl TermIndex {
     /// Files watcher `id` under `term` (or under every event without one).
-    pub fn insert(&mut self, id: usize, term: Option<&(Family, Vec<Box<str>>)>) {
+    pub fn insert(&mut self, id: usize, term: Option<&Term>) {
         let Some((family, values)) = term else {
             self.everywhere.push(id);
             return;
@@ -96,7 +48,7 @@ impl TermIndex {
     }
 
     /// Removes watcher `id` filed under `term`.
-    pub fn remove(&mut self, id: usize, term: Option<&(Family, Vec<Box<str>>)>) {
+    pub fn remove(&mut self, id: usize, term: Option<&Term>) {
         let Some((family, values)) = term else {
             self.everywhere.retain(|&w| w != id);
             return;
