@@ -170,9 +170,7 @@ impl Engine {
             timings: crate::timings::Timings::default(),
             options,
         });
-        for (exp, key, rev) in rec.expiring {
-            shared.expiry.push(exp, key, rev);
-        }
+        shared.expiry.load(rec.expiring);
         let reclaim = Arc::new(ReclaimSignal::default());
         let mut threads = Vec::new();
         if let Some(active) = rec.active {

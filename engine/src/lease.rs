@@ -33,6 +33,16 @@ impl ExpiryQueue {
         }
     }
 
+    /// Adds the expiring keys recovery found (sorted by time), built in
+    /// one pass rather than key by key.
+    pub(crate) fn load(&self, sorted: Vec<(u64, Vec<u8>, u64)>) {
+        let mut due = self.due.lock();
+        let mut loaded: BTreeSet<_> = sorted.into_iter().collect();
+        loaded.append(&mut due);
+        *due = loaded;
+        self.changed.notify_all();
+    }
+
     pub(crate) fn wake(&self) {
         let _d = self.due.lock();
         self.changed.notify_all();

@@ -2,7 +2,7 @@
 //! work, load sealed segments from their sidecars, scan the active segment
 //! (truncating a torn tail), and rebuild the index.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -13,7 +13,7 @@ use crate::codec::{
     encode_file_header, push_sidecar_entry, u64_at, walk_body,
 };
 use crate::error::{Error, Result};
-use crate::index::builder::IndexBuilder;
+use crate::index::builder::{Expiring, IndexBuilder};
 use crate::index::revlog::TxnRef;
 use crate::index::{Index, Loc, Version};
 use crate::manifest;
@@ -32,8 +32,8 @@ pub(crate) struct Recovered {
     pub last_time: u64,
     /// The segment to append to (write mode only).
     pub active: Option<ActiveSegment>,
-    /// Keys whose newest version expires: (expires_at_micros, key, revision).
-    pub expiring: Vec<(u64, Vec<u8>, u64)>,
+    /// Keys whose newest version expires, by time.
+    pub expiring: Expiring,
 }
 
 /// Rebuilds index state record by record, checking that revisions only grow.
@@ -42,7 +42,6 @@ struct Replayer {
     compacted: u64,
     last_rev: u64,
     last_time: u64,
-    expiring: HashMap<Vec<u8>, (u64, u64)>,
 }
 
 impl Replayer {
@@ -56,35 +55,25 @@ impl Replayer {
                 format!("revision {rev} does not follow revision {}", self.last_rev),
             ));
         }
-        let (index, expiring) = (&mut self.index, &mut self.expiring);
+        let index = &mut self.index;
         let header = walk_body(v.body, v.with_values, |op| {
             let offset = v.offset
                 + u32::try_from(crate::codec::RECORD_PREFIX_LEN + op.segment_pos)
                     .unwrap_or(u32::MAX);
             match op.header.kind {
                 OpKind::Put => {
-                    index.push(
-                        op.key,
-                        Version {
-                            rev,
-                            loc: Loc::put(seg.id, offset),
-                        },
-                    );
-                    if op.header.expires_at != 0 {
-                        expiring.insert(op.key.to_vec(), (op.header.expires_at, rev));
-                    } else {
-                        expiring.remove(op.key);
-                    }
+                    let v = Version {
+                        rev,
+                        loc: Loc::put(seg.id, offset),
+                    };
+                    index.push(op.key, v, op.header.expires_at);
                 }
                 OpKind::Delete => {
-                    index.push(
-                        op.key,
-                        Version {
-                            rev,
-                            loc: Loc::delete(seg.id, offset),
-                        },
-                    );
-                    expiring.remove(op.key);
+                    let v = Version {
+                        rev,
+                        loc: Loc::delete(seg.id, offset),
+                    };
+                    index.push(op.key, v, 0);
                 }
             }
         })
@@ -212,7 +201,6 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
         compacted: manifest.compacted_revision,
         last_rev: 0,
         last_time: 0,
-        expiring: HashMap::new(),
     };
     let mut segments = SegmentTable::default();
     let mut active = None;
@@ -324,19 +312,16 @@ pub(crate) fn recover(dir: &Path, options: &Options, read_only: bool) -> Result<
             }
         }
         segments.insert(sid, seg);
+        if i == 0 && count > 2 {
+            replay.index.expect(1, count);
+        }
     }
-    let mut index = replay.index.finish();
+    let (mut index, expiring) = replay.index.finish();
     let mut dead = Vec::new();
     index.compact_some(manifest.compacted_revision, b"", usize::MAX, |v| {
         dead.push(v.loc)
     });
     Shared::note_dead(&segments, &dead);
-    let expiring = replay
-        .expiring
-        .into_iter()
-        .filter(|(k, (_, rev))| index.history(k).is_some_and(|h| h.latest().rev == *rev))
-        .map(|(k, (exp, rev))| (exp, k, rev))
-        .collect();
     Ok(Recovered {
         current: replay.last_rev.max(manifest.compacted_revision),
         last_time: replay.last_time,

@@ -62,18 +62,28 @@ impl BuildHasher for WordHash {
     }
 }
 
+/// A key's expiry as replay met it: (key number, expires_at_micros, revision).
+type Expiry = (u32, u64, u64);
+
+/// Keys whose newest version expires: (expires_at_micros, key, revision).
+pub(crate) type Expiring = Vec<(u64, Vec<u8>, u64)>;
+
 #[derive(Default)]
 pub(crate) struct IndexBuilder {
     /// Key → its number.
     ids: HashMap<Box<[u8]>, u32, WordHash>,
     /// Every version met, tagged with its key's number, in revision order.
     versions: Vec<(u32, Version)>,
+    /// Every put with an expiry; only those still a key's newest version
+    /// when replay ends count.
+    expiries: Vec<Expiry>,
     pub revlog: RevLog,
 }
 
 impl IndexBuilder {
-    /// Appends a version, as `Index::push` does.
-    pub(crate) fn push(&mut self, key: &[u8], v: Version) {
+    /// Appends a version, as `Index::push` does; a put expiring at
+    /// `expires_at` (micros, 0: never) is remembered for the expiry queue.
+    pub(crate) fn push(&mut self, key: &[u8], v: Version, expires_at: u64) {
         let id = match self.ids.get(key) {
             Some(&id) => id,
             // A delete of a key whose history was compacted away.
@@ -84,10 +94,26 @@ impl IndexBuilder {
                 id
             }
         };
+        if expires_at != 0 && !v.loc.is_tombstone() {
+            self.expiries.push((id, expires_at, v.rev));
+        }
         self.versions.push((id, v));
     }
 
-    pub(crate) fn finish(self) -> Index {
+    /// Sizes the key map and the version list for `total` segments like the
+    /// `replayed` ones so far, so a large store's replay does not regrow
+    /// them (rehashing every key) as it goes.
+    pub(crate) fn expect(&mut self, replayed: usize, total: usize) {
+        let scale = |n: usize| (n / replayed.max(1)).saturating_mul(total);
+        let (keys, versions) = (scale(self.ids.len()), scale(self.versions.len()));
+        self.ids.reserve(keys.saturating_sub(self.ids.len()));
+        self.versions
+            .reserve(versions.saturating_sub(self.versions.len()));
+    }
+
+    /// The index, and the keys whose newest version expires (sorted by
+    /// expiry time).
+    pub(crate) fn finish(self) -> (Index, Expiring) {
         let keys = self.ids.len();
         let total = self.versions.len();
         // Counting sort of the versions by key number, keeping revision order.
@@ -111,6 +137,24 @@ impl IndexBuilder {
             next[id as usize] += 1;
         }
         drop(next);
+        // A put's expiry holds while it is its key's newest version.
+        let newest = |id: u32| grouped[start[id as usize + 1] - 1].rev;
+        let mut expiries = self.expiries;
+        expiries.retain(|&(id, _, rev)| newest(id) == rev);
+        let expiring = if expiries.is_empty() {
+            Vec::new()
+        } else {
+            let mut names: Vec<&[u8]> = vec![&[]; keys];
+            for (key, &id) in &self.ids {
+                names[id as usize] = key;
+            }
+            let mut out: Expiring = expiries
+                .into_iter()
+                .map(|(id, at, rev)| (at, names[id as usize].to_vec(), rev))
+                .collect();
+            out.sort_unstable();
+            out
+        };
         let mut entries: Vec<(Box<[u8]>, History)> = self
             .ids
             .into_iter()
@@ -126,7 +170,7 @@ impl IndexBuilder {
             .collect();
         drop(grouped);
         entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        Index::from_sorted(entries, total, self.revlog)
+        (Index::from_sorted(entries, total, self.revlog), expiring)
     }
 }
 
@@ -146,13 +190,14 @@ mod tests {
             rev,
             loc: Loc::delete(1, 0),
         };
-        b.push(b"b", put(1));
-        b.push(b"a", put(2));
-        b.push(b"zz", del(3));
-        b.push(b"b", put(4));
-        b.push(b"a", del(5));
-        b.push(b"b", put(6));
-        let idx = b.finish();
+        b.push(b"b", put(1), 0);
+        b.push(b"a", put(2), 0);
+        b.push(b"zz", del(3), 0);
+        b.push(b"b", put(4), 0);
+        b.push(b"a", del(5), 0);
+        b.push(b"b", put(6), 0);
+        let (idx, expiring) = b.finish();
+        assert!(expiring.is_empty());
         let revs = |k: &[u8]| {
             idx.history(k)
                 .map(|h| h.versions().iter().map(|v| v.rev).collect::<Vec<_>>())
@@ -161,6 +206,31 @@ mod tests {
         assert_eq!(revs(b"b"), Some(vec![1, 4, 6]));
         assert_eq!(revs(b"zz"), None, "a delete of an unknown key is dropped");
         assert_eq!((idx.live_keys(), idx.versions()), (1, 5));
+    }
+
+    #[test]
+    fn only_a_newest_version_keeps_its_expiry() {
+        let mut b = IndexBuilder::default();
+        let put = |rev| Version {
+            rev,
+            loc: Loc::put(1, u32::try_from(rev).expect("small")),
+        };
+        let del = |rev| Version {
+            rev,
+            loc: Loc::delete(1, 0),
+        };
+        b.push(b"kept", put(1), 900);
+        b.push(b"rewritten", put(2), 500);
+        b.push(b"deleted", put(3), 400);
+        b.push(b"later", put(4), 0);
+        b.push(b"rewritten", put(5), 0);
+        b.push(b"deleted", del(6), 0);
+        b.push(b"later", put(7), 300);
+        let (_, expiring) = b.finish();
+        assert_eq!(
+            expiring,
+            [(300, b"later".to_vec(), 7), (900, b"kept".to_vec(), 1)]
+        );
     }
 
     #[test]
