@@ -27,6 +27,17 @@ use crate::storage::{
 /// Where every collection's keys start.
 const EVERY_COLLECTION: &[u8] = b"/registry/";
 
+/// Objects read per step of a list: only one page is held at a time, so
+/// listing a large store (the collector lists all of it) costs a page of
+/// memory, not the store's size.
+const LIST_PAGE: usize = 1000;
+
+/// A list under way: its revision and where its next page starts.
+struct Listing {
+    revision: Revision,
+    next: Vec<u8>,
+}
+
 /// One step of what an informer saw.
 #[derive(Debug)]
 pub enum Update {
@@ -55,6 +66,7 @@ pub struct Informer {
     prefix: Vec<u8>,
     /// Updates (of a list, or of a watched batch) not yet handed out.
     pending: VecDeque<Update>,
+    listing: Option<Listing>,
     watch: Option<Watch>,
     /// The revision of the last change delivered (resume point after lag).
     seen: Revision,
@@ -93,6 +105,7 @@ impl Informer {
             storage,
             prefix,
             pending: VecDeque::new(),
+            listing: None,
             watch: None,
             seen: Revision::default(),
             failed_lists: 0,
@@ -117,6 +130,7 @@ impl Informer {
                         self.next_list = None;
                     }
                     Err(e) => {
+                        self.listing = None;
                         self.failed_lists = self.failed_lists.saturating_add(1);
                         let pause = FIRST_RETRY
                             .saturating_mul(1 << self.failed_lists.min(7).saturating_sub(1))
@@ -161,27 +175,50 @@ impl Informer {
         }
     }
 
-    /// Lists the prefix at the current revision and watches from there.
+    /// Reads the next page of the list under way, or starts one at the
+    /// current revision; after its last page, watches from its revision.
     async fn list(&mut self) -> Result<(), ApiError> {
         let storage = Arc::clone(&self.storage);
-        let revision = storage.current_revision().await.map_err(storage_error)?;
+        let listing = match self.listing.take() {
+            Some(listing) => listing,
+            None => {
+                let revision = storage.current_revision().await.map_err(storage_error)?;
+                self.pending.push_back(Update::Reset);
+                Listing {
+                    revision,
+                    next: self.prefix.clone(),
+                }
+            }
+        };
+        let whole = KeyRange::prefix(&self.prefix);
         let opts = RangeOptions {
-            at: Some(revision),
+            at: Some(listing.revision),
+            limit: LIST_PAGE,
             ..RangeOptions::default()
         };
         let page = storage
-            .range(KeyRange::prefix(&self.prefix), opts)
+            .range(KeyRange::between(&listing.next, &whole.end), opts)
             .await
             .map_err(storage_error)?;
-        self.pending.push_back(Update::Reset);
+        let next = page.items.last().filter(|_| page.more).map(|last| {
+            let mut next = last.key.to_vec();
+            next.push(0);
+            next
+        });
         self.pending.extend(
             page.items
                 .into_iter()
                 .map(|kv| Update::Put { kv, prev: None }),
         );
-        self.pending.push_back(Update::Synced { revision });
-        self.watch = Some(storage.watch(KeyRange::prefix(&self.prefix), revision));
-        self.seen = revision;
+        let revision = listing.revision;
+        match next {
+            Some(next) => self.listing = Some(Listing { revision, next }),
+            None => {
+                self.pending.push_back(Update::Synced { revision });
+                self.watch = Some(storage.watch(whole, revision));
+                self.seen = revision;
+            }
+        }
         Ok(())
     }
 

@@ -78,6 +78,36 @@ async fn lists_then_watches_its_prefix_only() {
 }
 
 #[tokio::test]
+async fn a_large_list_comes_in_pages_of_one_revision_then_the_watch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = storage(dir.path());
+    let stored = super::LIST_PAGE * 2 + 7;
+    let mut txn = Txn::new();
+    for i in 0..stored {
+        txn = txn.put(format!("/registry/p/{i:05}").into_bytes(), b"v0".to_vec());
+    }
+    s.commit(txn).await.expect("commit");
+    let mut informer = Informer::over(Arc::clone(&s), b"/registry/p/".to_vec());
+    assert_eq!(take(&mut informer, 2).await[0], "reset");
+    assert!(
+        informer.pending.len() < super::LIST_PAGE,
+        "one page is held at a time"
+    );
+    // Written while the list is under way: not in the list, but watched.
+    put(&s, "/registry/p/00000", "v1").await;
+    put(&s, "/registry/p/99999", "new").await;
+    let rest = take(&mut informer, stored + 2).await;
+    let listed: Vec<_> = (0..stored)
+        .map(|i| format!("put /registry/p/{i:05}=v0 prev=None"))
+        .collect();
+    assert_eq!(rest[..stored - 1], listed[1..]);
+    assert_eq!(rest[stored - 1], "synced");
+    assert_eq!(rest[stored], "put /registry/p/00000=v1 prev=Some(\"v0\")");
+    assert_eq!(rest[stored + 1], "put /registry/p/99999=new prev=None");
+    s.close();
+}
+
+#[tokio::test]
 async fn a_watch_lost_to_compaction_lists_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let s = storage(dir.path());
