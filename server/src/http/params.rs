@@ -238,6 +238,7 @@ impl Query {
             continue_token: self.get("continue").map(str::to_string),
             resource_version: self.get("resourceVersion").map(str::to_string),
             rv_match,
+            streamed: false,
         })
     }
 

@@ -112,6 +112,7 @@ impl Store {
             revision: at,
             continue_token,
             remaining: None,
+            tail: None,
         }))
     }
 }

@@ -14,6 +14,7 @@ mod eviction;
 pub mod grace;
 pub mod history;
 mod list_index;
+pub mod list_tail;
 pub mod no_op;
 pub mod ownership;
 pub mod patch;

@@ -12,6 +12,7 @@ use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector, fnv1a64};
 use crate::api::store::list_index::ListRange;
+use crate::api::store::list_tail::{ListTail, STREAM_PAGE};
 use crate::api::store::{Store, parse_rv, storage_error};
 use crate::storage::{KeyRange, KeyValue, RangeOptions, Revision, StorageError};
 
@@ -32,6 +33,9 @@ pub struct ListOptions {
     pub continue_token: Option<String>,
     pub resource_version: Option<String>,
     pub rv_match: Option<ResourceVersionMatch>,
+    /// The caller sends the list as it reads it: an unfiltered one without
+    /// a limit may come as its first records and a [`ListTail`].
+    pub streamed: bool,
 }
 
 /// One page of a list as stored records (served without parsing).
@@ -40,6 +44,8 @@ pub struct RawPage {
     pub revision: Revision,
     pub continue_token: Option<String>,
     pub remaining: Option<u64>,
+    /// The records after `items`, still to read (a streamed list).
+    pub tail: Option<ListTail>,
 }
 
 /// One page of a list.
@@ -277,8 +283,12 @@ impl Store {
         let mut last_key: Option<Vec<u8>> = None;
         let mut more;
         let mut remaining = None;
+        let mut tail = None;
+        let streamed = opts.streamed && opts.limit == 0 && !filtered;
         loop {
-            let want = if opts.limit == 0 {
+            let want = if streamed {
+                STREAM_PAGE
+            } else if opts.limit == 0 {
                 0
             } else {
                 opts.limit - items.len()
@@ -328,7 +338,13 @@ impl Store {
                 remaining = Some(page.count.saturating_sub(items.len() as u64));
             }
             more = page.more;
-            if !page.more || opts.limit == 0 || items.len() >= opts.limit {
+            if streamed && more {
+                let last = last_key.as_deref().unwrap_or_default();
+                let storage = Arc::clone(&self.storage);
+                tail = Some(ListTail::after(storage, last, &range.end, page.revision));
+                more = false;
+            }
+            if !more || opts.limit == 0 || items.len() >= opts.limit {
                 break;
             }
             // Selectors dropped some items: keep reading after the last key seen.
@@ -357,6 +373,7 @@ impl Store {
             revision,
             continue_token,
             remaining,
+            tail,
         })
     }
 

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use crate::api::kind::KindSpec;
 use crate::api::served::write_object;
 use crate::api::store::ListPage;
+use crate::api::store::list_tail::ListTail;
 use crate::api::store::read::RawPage;
-use crate::http::encode::list_body::{ItemEncoder, ListBody};
+use crate::http::encode::list_body::{ItemEncoder, ListBody, More};
 use crate::storage::{KeyValue, Revision};
 
 /// Stored objects as the items of a JSON list.
@@ -40,7 +41,22 @@ pub fn stored_list(kind: &Arc<KindSpec>, page: RawPage) -> ListBody<JsonItems> {
     let items = JsonItems {
         kind: Arc::clone(kind),
     };
-    ListBody::new(items, head, page.items, b"]}".to_vec())
+    ListBody::new(items, head, page.items, b"]}".to_vec()).followed_by(more_of(page.tail))
+}
+
+/// The records of a streamed list's tail, read as the body is sent.
+fn more_of(tail: Option<ListTail>) -> Option<More<KeyValue>> {
+    tail.map(|tail| {
+        More::new(async move {
+            match tail.read().await {
+                Ok((items, rest)) => Some((items, more_of(rest))),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a streamed list could not be read to its end; the response is cut short");
+                    None
+                }
+            }
+        })
+    })
 }
 
 /// `<Kind>List` without its items: kind, apiVersion and ListMeta.

@@ -2,10 +2,13 @@
 //! (envelope up to the items), the items in chunks of about `CHUNK` bytes
 //! as an item encoder writes them, then a tail. Memory stays at one chunk
 //! whatever the list's size; stored bytes are copied once, into the chunk.
+//! Items may keep coming from a source read as the body is sent.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -26,8 +29,30 @@ pub struct ListBody<E: ItemEncoder> {
     encoder: E,
     head: Option<Vec<u8>>,
     items: VecDeque<E::Item>,
+    more: Option<More<E::Item>>,
     tail: Option<Vec<u8>>,
     first: bool,
+}
+
+/// Items still to read: the next batch and what follows it, or `None`
+/// when reading them failed (the body then ends without its tail, so the
+/// client sees a broken list rather than a short one). The mutex only
+/// makes the body `Sync`: it is polled through `&mut`, never locked.
+pub struct More<T>(Mutex<Pin<Box<MoreFuture<T>>>>);
+
+/// A batch of items and what follows it.
+type Batch<T> = (Vec<T>, Option<More<T>>);
+type MoreFuture<T> = dyn Future<Output = Option<Batch<T>>> + Send;
+
+impl<T> More<T> {
+    pub fn new(next: impl Future<Output = Option<Batch<T>>> + Send + 'static) -> More<T> {
+        More(Mutex::new(Box::pin(next)))
+    }
+
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Option<Batch<T>>> {
+        let next = self.0.get_mut().unwrap_or_else(PoisonError::into_inner);
+        next.as_mut().poll(cx)
+    }
 }
 
 impl<E: ItemEncoder> ListBody<E> {
@@ -37,9 +62,17 @@ impl<E: ItemEncoder> ListBody<E> {
             encoder,
             head: Some(head),
             items: items.into(),
+            more: None,
             tail: Some(tail),
             first: true,
         }
+    }
+
+    /// The items after `items` come from `more`.
+    #[must_use]
+    pub fn followed_by(mut self, more: Option<More<E::Item>>) -> ListBody<E> {
+        self.more = more;
+        self
     }
 }
 
@@ -49,7 +82,7 @@ impl<E: ItemEncoder> HttpBody for ListBody<E> {
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = &mut *self;
         let Some(mut out) = this
@@ -62,6 +95,22 @@ impl<E: ItemEncoder> HttpBody for ListBody<E> {
         out.reserve(CHUNK);
         while out.len() < CHUNK {
             let Some(item) = this.items.pop_front() else {
+                if let Some(more) = this.more.as_mut() {
+                    match more.poll(cx) {
+                        Poll::Pending if out.is_empty() => return Poll::Pending,
+                        Poll::Pending => break,
+                        Poll::Ready(Some((items, next))) => {
+                            this.items.extend(items);
+                            this.more = next;
+                        }
+                        Poll::Ready(None) => {
+                            this.more = None;
+                            this.tail = None;
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 if let Some(tail) = this.tail.take() {
                     out.extend_from_slice(&tail);
                 }

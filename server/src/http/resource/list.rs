@@ -16,7 +16,9 @@ use crate::http::resource::Call;
 pub async fn list(r: &Call<'_>) -> Result<Response<Body>, ApiError> {
     let (kind, mut writer) = (&r.kind, r.writer);
     r.query.check_not_watch_only(&r.meta_group)?;
-    let opts = r.query.list_options(kind, &r.state.config.feature_gates)?;
+    let mut opts = r.query.list_options(kind, &r.state.config.feature_gates)?;
+    // Only compact JSON is written item by item as storage is read.
+    opts.streamed = r.table.is_none() && writer.is_compact_json();
     let page = r.state.store.list_raw(kind, r.ns, &opts).await?;
     if let Some(opts) = &r.table {
         let compact_json = writer.encoding == Encoding::Json && !writer.pretty;

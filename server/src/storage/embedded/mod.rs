@@ -13,6 +13,7 @@ pub const LOG_TARGET: &str = "cairn_engine";
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cairn_engine::{Engine, Options};
 use parking_lot::Mutex;
@@ -53,7 +54,18 @@ fn spread(d: &cairn_engine::timings::DistributionSnapshot, unit: f64) -> Spread 
 pub struct Embedded {
     engine: Mutex<Option<Engine>>,
     handle: Engine,
+    /// Value bytes ranges have handed out since mapped pages were last
+    /// released.
+    read_since_release: AtomicU64,
 }
+
+/// Value bytes read by ranges after which the pages they mapped in are
+/// released by the next range, not at the engine's periodic release, so a list
+/// streamed page by page through a large store keeps little of it
+/// resident. Small, because a read maps more than it reads: a key-ordered
+/// list meets values scattered through the log, and each page fault maps
+/// the pages around it too (the kernel's fault-around, 64 KiB).
+const RELEASE_AFTER_READING: u64 = 2 << 20;
 
 impl Embedded {
     /// Opens (creating) the data directory with durable commits.
@@ -72,6 +84,7 @@ impl Embedded {
         Ok(Embedded {
             engine: Mutex::new(Some(engine.clone())),
             handle: engine,
+            read_since_release: AtomicU64::new(0),
         })
     }
 
@@ -99,6 +112,13 @@ impl Embedded {
             start: range.start,
             end: range.end,
         };
+        if self.read_since_release.load(Ordering::Relaxed) >= RELEASE_AFTER_READING {
+            // Before this range maps pages in, those earlier ranges mapped
+            // go (records still held map them again when read), so a list
+            // streamed page by page keeps about a page of the log resident.
+            self.read_since_release.store(0, Ordering::Relaxed);
+            self.handle.release_mapped_pages();
+        }
         let found = self
             .handle
             .range(
@@ -120,6 +140,8 @@ impl Embedded {
             });
         }
         let keys_only = opts.keys_only;
+        let read: u64 = found.items.iter().map(|kv| kv.value.len() as u64).sum();
+        self.read_since_release.fetch_add(read, Ordering::Relaxed);
         let items = found
             .items
             .into_iter()
