@@ -79,6 +79,10 @@ fn txn_key(txn: &Txn) -> &[u8] {
 }
 
 impl Storage for MeteredStorage {
+    fn pages_cheaply(&self) -> bool {
+        self.inner.pages_cheaply()
+    }
+
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         let series = self.metrics.series("get", key);
         let span = self.span("get", key);

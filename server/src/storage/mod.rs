@@ -51,6 +51,13 @@ pub trait Storage: Send + Sync + 'static {
         self.get(key, None)
     }
 
+    /// Whether a range with a limit costs about the records it returns,
+    /// so a large read may go page by page; etcd counts every key of the
+    /// range for each request, so paging it costs the whole range per page.
+    fn pages_cheaply(&self) -> bool {
+        false
+    }
+
     /// The keys of a range at a revision, in key order.
     fn range(
         &self,

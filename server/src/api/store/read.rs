@@ -284,7 +284,8 @@ impl Store {
         let mut more;
         let mut remaining = None;
         let mut tail = None;
-        let streamed = opts.streamed && opts.limit == 0 && !filtered;
+        let streamed =
+            opts.streamed && opts.limit == 0 && !filtered && self.storage.pages_cheaply();
         loop {
             let want = if streamed {
                 STREAM_PAGE

@@ -163,6 +163,10 @@ impl Embedded {
 }
 
 impl Storage for Embedded {
+    fn pages_cheaply(&self) -> bool {
+        true
+    }
+
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         Reply::ready(
             self.handle

@@ -150,6 +150,10 @@ fn stored(transformers: &Transformers, txn: &mut Txn) -> Result<(), StorageError
 }
 
 impl Storage for TransformingStorage {
+    fn pages_cheaply(&self) -> bool {
+        self.inner.pages_cheaply()
+    }
+
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         self.plain_read(self.inner.get(key, at))
     }
