@@ -27,9 +27,9 @@ use crate::storage::{
 /// Where every collection's keys start.
 const EVERY_COLLECTION: &[u8] = b"/registry/";
 
-/// Objects read per step of a list: only one page is held at a time, so
-/// listing a large store (the collector lists all of it) costs a page of
-/// memory, not the store's size.
+/// Objects read per step of a list where pages are cheap: only one page is
+/// held at a time, so listing a large store (the collector lists all of
+/// it) costs a page of memory, not the store's size.
 const LIST_PAGE: usize = 1000;
 
 /// A list under way: its revision and where its next page starts.
@@ -193,7 +193,8 @@ impl Informer {
         let whole = KeyRange::prefix(&self.prefix);
         let opts = RangeOptions {
             at: Some(listing.revision),
-            limit: LIST_PAGE,
+            // One read where pages cost the whole range each (etcd).
+            limit: if storage.pages_cheaply() { LIST_PAGE } else { 0 },
             ..RangeOptions::default()
         };
         let page = storage
