@@ -194,7 +194,11 @@ impl Informer {
         let opts = RangeOptions {
             at: Some(listing.revision),
             // One read where pages cost the whole range each (etcd).
-            limit: if storage.pages_cheaply() { LIST_PAGE } else { 0 },
+            limit: if storage.pages_cheaply() {
+                LIST_PAGE
+            } else {
+                0
+            },
             ..RangeOptions::default()
         };
         let page = storage
