@@ -138,6 +138,10 @@ pub struct RangeOptions {
     pub keys_only: bool,
     /// No items, only the exact count of the range.
     pub count_only: bool,
+    /// One page of a read through much of the store (a streamed list, an
+    /// informer's list): the backend need not keep what it reads resident
+    /// (as a key-value store's "do not fill the cache" read option).
+    pub bulk: bool,
 }
 
 /// A range read at a revision.

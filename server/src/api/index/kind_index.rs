@@ -64,6 +64,7 @@ impl KindIndex {
                     RangeOptions {
                         at,
                         limit: LOAD_PAGE,
+                        bulk: true,
                         ..RangeOptions::default()
                     },
                 )

@@ -199,6 +199,7 @@ impl Informer {
             } else {
                 0
             },
+            bulk: true,
             ..RangeOptions::default()
         };
         let page = storage

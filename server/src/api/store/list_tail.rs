@@ -42,6 +42,7 @@ impl ListTail {
                 RangeOptions {
                     at: Some(self.at),
                     limit: STREAM_PAGE,
+                    bulk: true,
                     ..RangeOptions::default()
                 },
             )

@@ -300,6 +300,7 @@ impl Store {
                     at: revision,
                     limit: want,
                     count_total: opts.limit > 0 && !filtered,
+                    bulk: streamed,
                     ..RangeOptions::default()
                 },
             );

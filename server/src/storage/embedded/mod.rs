@@ -54,18 +54,19 @@ fn spread(d: &cairn_engine::timings::DistributionSnapshot, unit: f64) -> Spread 
 pub struct Embedded {
     engine: Mutex<Option<Engine>>,
     handle: Engine,
-    /// Value bytes ranges have handed out since mapped pages were last
-    /// released.
+    /// Value bytes bulk ranges have handed out since mapped pages were
+    /// last released.
     read_since_release: AtomicU64,
 }
 
-/// Value bytes read by ranges after which the pages they mapped in are
-/// released by the next range, not at the engine's periodic release, so a list
+/// Value bytes read by bulk ranges after which the pages they mapped in
+/// are released by the next range, not at the engine's periodic release
+/// (other reads keep their pages until then), so a list
 /// streamed page by page through a large store keeps little of it
 /// resident. Small, because a read maps more than it reads: a key-ordered
 /// list meets values scattered through the log, and each page fault maps
 /// the pages around it too (the kernel's fault-around, 64 KiB).
-const RELEASE_AFTER_READING: u64 = 2 << 20;
+const RELEASE_AFTER_READING: u64 = 4 << 20;
 
 impl Embedded {
     /// Opens (creating) the data directory with durable commits.
@@ -140,8 +141,10 @@ impl Embedded {
             });
         }
         let keys_only = opts.keys_only;
-        let read: u64 = found.items.iter().map(|kv| kv.value.len() as u64).sum();
-        self.read_since_release.fetch_add(read, Ordering::Relaxed);
+        if opts.bulk {
+            let read: u64 = found.items.iter().map(|kv| kv.value.len() as u64).sum();
+            self.read_since_release.fetch_add(read, Ordering::Relaxed);
+        }
         let items = found
             .items
             .into_iter()
