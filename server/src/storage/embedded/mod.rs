@@ -66,7 +66,7 @@ pub struct Embedded {
 /// resident. Small, because a read maps more than it reads: a key-ordered
 /// list meets values scattered through the log, and each page fault maps
 /// the pages around it too (the kernel's fault-around, 64 KiB).
-const RELEASE_AFTER_READING: u64 = 4 << 20;
+const RELEASE_AFTER_READING: u64 = 2 << 20;
 
 impl Embedded {
     /// Opens (creating) the data directory with durable commits.
