@@ -492,6 +492,17 @@ pub fn event(name: &str, reason: &str) -> Value {
     })
 }
 
+/// The `metadata.name` of every item of a list, in order.
+#[must_use]
+pub fn item_names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
 /// Starts the binary with `text` written to a file passed as `flag` (and
 /// `extra` flags); asserts it exits non-zero with exactly one line on
 /// stderr and writes nothing to its data directory; returns that line.

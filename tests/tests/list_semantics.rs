@@ -4,19 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use cairn_tests::{Response, Server, event};
-use serde_json::{Value, json};
+use cairn_tests::{Response, Server, event, item_names};
+use serde_json::json;
 
 const EVENTS: &str = "/api/v1/namespaces/default/events";
-
-fn names(v: &Value) -> Vec<String> {
-    v["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
-        .collect()
-}
 
 fn create(s: &Server, name: &str) -> u64 {
     let r = s.post(EVENTS, &event(name, "r"));
@@ -50,11 +41,15 @@ fn every_cell_of_the_list_table() {
         r.json()
     };
     // resourceVersionMatch unset.
-    assert_eq!(names(&ok("")), ["a", "b", "c"], "unset: most recent");
-    assert_eq!(names(&ok("resourceVersion=0")), ["a", "b", "c"], "0: any");
+    assert_eq!(item_names(&ok("")), ["a", "b", "c"], "unset: most recent");
+    assert_eq!(
+        item_names(&ok("resourceVersion=0")),
+        ["a", "b", "c"],
+        "0: any"
+    );
     let not_older = ok(&format!("resourceVersion={r1}"));
     assert_eq!(
-        names(&not_older),
+        item_names(&not_older),
         ["a", "b", "c"],
         "N, no limit: not older than"
     );
@@ -67,10 +62,13 @@ fn every_cell_of_the_list_table() {
             >= r1
     );
     let exact = ok(&format!("resourceVersion={r2}&limit=10"));
-    assert_eq!(names(&exact), ["a", "b"], "N with limit: exact");
+    assert_eq!(item_names(&exact), ["a", "b"], "N with limit: exact");
     assert_eq!(exact["metadata"]["resourceVersion"], r2.to_string());
-    assert_eq!(names(&ok("limit=10")), ["a", "b", "c"]);
-    assert_eq!(names(&ok("resourceVersion=0&limit=10")), ["a", "b", "c"]);
+    assert_eq!(item_names(&ok("limit=10")), ["a", "b", "c"]);
+    assert_eq!(
+        item_names(&ok("resourceVersion=0&limit=10")),
+        ["a", "b", "c"]
+    );
     // continue with unset, 0 and N.
     let first = ok(&format!("limit=1&resourceVersion={r2}"));
     let token = first["metadata"]["continue"]
@@ -78,12 +76,12 @@ fn every_cell_of_the_list_table() {
         .expect("continue")
         .to_string();
     assert_eq!(
-        names(&ok(&format!("limit=10&continue={token}"))),
+        item_names(&ok(&format!("limit=10&continue={token}"))),
         ["b"],
         "continue: exact at the token's revision"
     );
     assert_eq!(
-        names(&ok(&format!("limit=10&continue={token}&resourceVersion=0"))),
+        item_names(&ok(&format!("limit=10&continue={token}&resourceVersion=0"))),
         ["b"],
         "0 with continue: treated as the token"
     );
@@ -111,13 +109,13 @@ fn every_cell_of_the_list_table() {
         400
     );
     assert_eq!(
-        names(&ok(&format!(
+        item_names(&ok(&format!(
             "resourceVersionMatch=Exact&resourceVersion={r1}"
         ))),
         ["a"]
     );
     assert_eq!(
-        names(&ok(&format!(
+        item_names(&ok(&format!(
             "resourceVersionMatch=Exact&resourceVersion={r2}&limit=5"
         ))),
         ["a", "b"]
@@ -129,17 +127,17 @@ fn every_cell_of_the_list_table() {
         400
     );
     assert_eq!(
-        names(&ok("resourceVersionMatch=NotOlderThan&resourceVersion=0")),
+        item_names(&ok("resourceVersionMatch=NotOlderThan&resourceVersion=0")),
         ["a", "b", "c"]
     );
     assert_eq!(
-        names(&ok(&format!(
+        item_names(&ok(&format!(
             "resourceVersionMatch=NotOlderThan&resourceVersion={r1}"
         ))),
         ["a", "b", "c"]
     );
     assert_eq!(
-        names(&ok(&format!(
+        item_names(&ok(&format!(
             "resourceVersionMatch=NotOlderThan&resourceVersion={r1}&limit=5"
         ))),
         ["a", "b", "c"]
@@ -232,7 +230,9 @@ fn compacted_revisions_are_gone() {
     let rest = s.get(&format!("{EVENTS}?limit=100&continue={fresh}"));
     assert_eq!(rest.status, 200, "{}", rest.text());
     assert!(
-        names(&rest.json()).iter().all(|n| n.as_str() > "newer"),
+        item_names(&rest.json())
+            .iter()
+            .all(|n| n.as_str() > "newer"),
         "continues after the last key served"
     );
 }
@@ -248,7 +248,7 @@ fn chunked_lists_hold_their_snapshot_under_writes() {
     let first = s.get(&format!("{EVENTS}?limit=10")).json();
     let rv = first["metadata"]["resourceVersion"].clone();
     assert_eq!(first["metadata"]["remainingItemCount"], 15);
-    let mut seen = names(&first);
+    let mut seen = item_names(&first);
     let mut token = first["metadata"]["continue"]
         .as_str()
         .expect("continue")
@@ -263,7 +263,7 @@ fn chunked_lists_hold_their_snapshot_under_writes() {
             page["metadata"]["resourceVersion"], rv,
             "every page from the first page's snapshot"
         );
-        seen.extend(names(&page));
+        seen.extend(item_names(&page));
         match page["metadata"]["continue"]
             .as_str()
             .filter(|c| !c.is_empty())
@@ -288,7 +288,7 @@ fn chunked_lists_hold_their_snapshot_under_writes() {
     let even = s
         .get(&format!("{EVENTS}?limit=4&labelSelector=parity%3Deven"))
         .json();
-    assert_eq!(names(&even).len(), 4);
+    assert_eq!(item_names(&even).len(), 4);
     assert!(even["metadata"].get("remainingItemCount").is_none());
     let t = even["metadata"]["continue"].as_str().expect("continue");
     // A token is bound to its query.
@@ -308,7 +308,7 @@ fn chunked_lists_hold_their_snapshot_under_writes() {
         "{EVENTS}?limit=4&labelSelector=parity%3Deven&continue={t}"
     ));
     assert_eq!(next.status, 200);
-    assert!(names(&next.json()).iter().all(|n| {
+    assert!(item_names(&next.json()).iter().all(|n| {
         n.trim_start_matches("ev-")
             .parse::<u32>()
             .is_ok_and(|i| i % 2 == 0)
@@ -331,8 +331,8 @@ fn shard_selectors_partition_a_collection() {
     }
     let lo = "shardRange(object.metadata.uid,%20'0x0',%20'0x8000000000000000')";
     let hi = "shardRange(object.metadata.uid,%20'0x8000000000000000',%20'0x10000000000000000')";
-    let a = names(&s.get(&format!("{EVENTS}?shardSelector={lo}")).json());
-    let b = names(&s.get(&format!("{EVENTS}?shardSelector={hi}")).json());
+    let a = item_names(&s.get(&format!("{EVENTS}?shardSelector={lo}")).json());
+    let b = item_names(&s.get(&format!("{EVENTS}?shardSelector={hi}")).json());
     assert!(
         !a.is_empty() && !b.is_empty(),
         "40 uids land in both halves"
@@ -346,7 +346,7 @@ fn shard_selectors_partition_a_collection() {
     );
     union.dedup();
     assert_eq!(union.len(), 40);
-    let both = names(
+    let both = item_names(
         &s.get(&format!("{EVENTS}?shardSelector={lo}%20||%20{hi}"))
             .json(),
     );

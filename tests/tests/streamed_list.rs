@@ -4,22 +4,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use cairn_tests::{Server, event};
+use cairn_tests::{Server, event, item_names};
 use serde_json::Value;
 
 const EVENTS: &str = "/api/v1/namespaces/default/events";
 /// Several of the server's stream pages (1,024 records).
 const STORED: usize = 5_000;
 const WRITERS: usize = 4;
-
-fn names(v: &Value) -> Vec<String> {
-    v["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|i| i["metadata"]["name"].as_str().expect("name").to_string())
-        .collect()
-}
 
 /// The collection at `rv` read in pages of 500 (continue tokens), which
 /// the server answers page by page from its snapshot.
@@ -30,7 +21,7 @@ fn paged_at(s: &Server, rv: &str) -> Vec<String> {
         let page = s.get(&format!("{EVENTS}?{query}"));
         assert_eq!(page.status, 200, "{}", page.text());
         let page = page.json();
-        seen.extend(names(&page));
+        seen.extend(item_names(&page));
         match page["metadata"]["continue"]
             .as_str()
             .filter(|c| !c.is_empty())
@@ -84,7 +75,7 @@ fn a_list_read_as_it_is_sent_is_one_snapshot_under_writes() {
             .as_str()
             .expect("resourceVersion");
         assert!(list["metadata"].get("continue").is_none());
-        let got = names(list);
+        let got = item_names(list);
         // Between a writer's create and its delete there is one more.
         assert!((STORED..=STORED + 1).contains(&got.len()), "{}", got.len());
         assert!(

@@ -179,17 +179,23 @@ mod tests {
     use super::*;
     use crate::index::Loc;
 
+    fn put(rev: u64) -> Version {
+        Version {
+            rev,
+            loc: Loc::put(1, u32::try_from(rev).expect("small")),
+        }
+    }
+
+    fn del(rev: u64) -> Version {
+        Version {
+            rev,
+            loc: Loc::delete(1, 0),
+        }
+    }
+
     #[test]
     fn groups_versions_per_key_in_revision_order() {
         let mut b = IndexBuilder::default();
-        let put = |rev| Version {
-            rev,
-            loc: Loc::put(1, u32::try_from(rev).expect("small")),
-        };
-        let del = |rev| Version {
-            rev,
-            loc: Loc::delete(1, 0),
-        };
         b.push(b"b", put(1), 0);
         b.push(b"a", put(2), 0);
         b.push(b"zz", del(3), 0);
@@ -211,14 +217,6 @@ mod tests {
     #[test]
     fn only_a_newest_version_keeps_its_expiry() {
         let mut b = IndexBuilder::default();
-        let put = |rev| Version {
-            rev,
-            loc: Loc::put(1, u32::try_from(rev).expect("small")),
-        };
-        let del = |rev| Version {
-            rev,
-            loc: Loc::delete(1, 0),
-        };
         b.push(b"kept", put(1), 900);
         b.push(b"rewritten", put(2), 500);
         b.push(b"deleted", put(3), 400);
