@@ -10,7 +10,8 @@ use crate::api::error::ApiError;
 use crate::api::index::{Candidate, KindIndex, exact_term};
 use crate::api::kind::KindSpec;
 use crate::api::store::Store;
-use crate::api::store::read::{ListOptions, RawPage, ReadAt, encode_continue};
+use crate::api::store::continue_token::encode_continue;
+use crate::api::store::read::{ListOptions, RawPage, ReadAt};
 use crate::storage::{KeyValue, Revision};
 
 /// How long a list waits for the index to reach a revision storage has

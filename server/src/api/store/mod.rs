@@ -8,6 +8,7 @@ pub mod admission;
 pub mod apply;
 pub mod binding;
 pub mod body;
+mod continue_token;
 pub mod delete;
 mod delete_plan;
 mod eviction;
