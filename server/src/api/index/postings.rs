@@ -5,7 +5,7 @@
 //! only the keys holding its values instead of every stored object.
 
 use std::collections::{BTreeSet, HashMap};
-use std::ops::Bound;
+use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
 
 use crate::api::index::{Attributes, Family};
@@ -17,7 +17,50 @@ const MAX_FAMILIES: usize = 8;
 /// A stored key, shared by the index's map and its postings.
 pub type Key = Arc<[u8]>;
 
-type ByValue = HashMap<Box<str>, BTreeSet<Key>>;
+type ByValue = HashMap<Box<str>, Keys>;
+
+/// The keys filed under one value. Most values of a field like a name are
+/// held by one object, which then costs no set of its own.
+enum Keys {
+    One(Key),
+    Many(BTreeSet<Key>),
+}
+
+impl Keys {
+    fn insert(&mut self, key: &Key) {
+        match self {
+            Keys::One(one) if one[..] == key[..] => {}
+            Keys::One(one) => {
+                *self = Keys::Many(BTreeSet::from([Arc::clone(one), Arc::clone(key)]));
+            }
+            Keys::Many(keys) => {
+                keys.insert(Arc::clone(key));
+            }
+        }
+    }
+
+    /// Removes `key`; `true` when no key is left.
+    fn remove(&mut self, key: &[u8]) -> bool {
+        match self {
+            Keys::One(one) => one[..] == *key,
+            Keys::Many(keys) => {
+                keys.remove(key);
+                keys.is_empty()
+            }
+        }
+    }
+
+    fn in_range<'a>(&'a self, bounds: (Bound<&[u8]>, Bound<&[u8]>), out: &mut Vec<&'a Key>) {
+        match self {
+            Keys::One(one) => {
+                if RangeBounds::<[u8]>::contains(&bounds, &one[..]) {
+                    out.push(one);
+                }
+            }
+            Keys::Many(keys) => out.extend(keys.range::<[u8], _>(bounds)),
+        }
+    }
+}
 
 /// The postings of the families lists have selected by.
 #[derive(Default)]
@@ -68,12 +111,9 @@ impl Postings {
                 continue;
             }
             if let Some(v) = was
-                && let Some(keys) = by_value.get_mut(v)
+                && by_value.get_mut(v).is_some_and(|keys| keys.remove(key))
             {
-                keys.remove(&key[..]);
-                if keys.is_empty() {
-                    by_value.remove(v);
-                }
+                by_value.remove(v);
             }
             if let Some(v) = is {
                 file(by_value, v, key);
@@ -100,7 +140,7 @@ impl Postings {
         let mut out = Vec::new();
         for v in values {
             if let Some(keys) = by_value.get(&**v) {
-                out.extend(keys.range::<[u8], _>((Bound::Included(start), upper)));
+                keys.in_range((Bound::Included(start), upper), &mut out);
             }
         }
         Some(out)
@@ -109,11 +149,9 @@ impl Postings {
 
 fn file(by_value: &mut ByValue, value: &str, key: &Key) {
     match by_value.get_mut(value) {
-        Some(keys) => {
-            keys.insert(Arc::clone(key));
-        }
+        Some(keys) => keys.insert(key),
         None => {
-            by_value.insert(value.into(), BTreeSet::from([Arc::clone(key)]));
+            by_value.insert(value.into(), Keys::One(Arc::clone(key)));
         }
     }
 }
