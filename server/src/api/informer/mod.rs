@@ -19,10 +19,9 @@ use std::time::Duration;
 use crate::api::error::ApiError;
 use crate::api::keys;
 use crate::api::kind::KindSpec;
+use crate::api::store::list_tail::ListTail;
 use crate::api::store::{Store, storage_error};
-use crate::storage::{
-    EventKind, Events, KeyRange, RangeOptions, Revision, Storage, StorageError, Watch,
-};
+use crate::storage::{EventKind, Events, KeyRange, Revision, Storage, StorageError, Watch};
 
 /// Where every collection's keys start.
 const EVERY_COLLECTION: &[u8] = b"/registry/";
@@ -31,12 +30,6 @@ const EVERY_COLLECTION: &[u8] = b"/registry/";
 /// held at a time, so listing a large store (the collector lists all of
 /// it) costs a page of memory, not the store's size.
 const LIST_PAGE: usize = 1000;
-
-/// A list under way: its revision and where its next page starts.
-struct Listing {
-    revision: Revision,
-    next: Vec<u8>,
-}
 
 /// One step of what an informer saw.
 #[derive(Debug)]
@@ -66,7 +59,8 @@ pub struct Informer {
     prefix: Vec<u8>,
     /// Updates (of a list, or of a watched batch) not yet handed out.
     pending: VecDeque<Update>,
-    listing: Option<Listing>,
+    /// The rest of a list under way.
+    listing: Option<ListTail>,
     watch: Option<Watch>,
     /// The revision of the last change delivered (resume point after lag).
     seen: Revision,
@@ -178,52 +172,32 @@ impl Informer {
     /// Reads the next page of the list under way, or starts one at the
     /// current revision; after its last page, watches from its revision.
     async fn list(&mut self) -> Result<(), ApiError> {
-        let storage = Arc::clone(&self.storage);
         let listing = match self.listing.take() {
             Some(listing) => listing,
             None => {
+                let storage = Arc::clone(&self.storage);
                 let revision = storage.current_revision().await.map_err(storage_error)?;
                 self.pending.push_back(Update::Reset);
-                Listing {
-                    revision,
-                    next: self.prefix.clone(),
-                }
+                // One read where pages cost the whole range each (etcd).
+                let page = if storage.pages_cheaply() {
+                    LIST_PAGE
+                } else {
+                    0
+                };
+                let end = KeyRange::prefix(&self.prefix).end;
+                ListTail::new(storage, &self.prefix, &end, revision, page)
             }
         };
-        let whole = KeyRange::prefix(&self.prefix);
-        let opts = RangeOptions {
-            at: Some(listing.revision),
-            // One read where pages cost the whole range each (etcd).
-            limit: if storage.pages_cheaply() {
-                LIST_PAGE
-            } else {
-                0
-            },
-            bulk: true,
-            ..RangeOptions::default()
-        };
-        let page = storage
-            .range(KeyRange::between(&listing.next, &whole.end), opts)
-            .await
-            .map_err(storage_error)?;
-        let next = page.items.last().filter(|_| page.more).map(|last| {
-            let mut next = last.key.to_vec();
-            next.push(0);
-            next
-        });
-        self.pending.extend(
-            page.items
-                .into_iter()
-                .map(|kv| Update::Put { kv, prev: None }),
-        );
-        let revision = listing.revision;
-        match next {
-            Some(next) => self.listing = Some(Listing { revision, next }),
-            None => {
-                self.pending.push_back(Update::Synced { revision });
-                self.watch = Some(storage.watch(whole, revision));
-                self.seen = revision;
-            }
+        let revision = listing.revision();
+        let (items, rest) = listing.read().await?;
+        self.pending
+            .extend(items.into_iter().map(|kv| Update::Put { kv, prev: None }));
+        self.listing = rest;
+        if self.listing.is_none() {
+            self.pending.push_back(Update::Synced { revision });
+            let whole = KeyRange::prefix(&self.prefix);
+            self.watch = Some(self.storage.watch(whole, revision));
+            self.seen = revision;
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
-//! The rest of an unfiltered list without a limit, read page by page at
-//! the list's revision while the first pages are sent: a list of a large
-//! collection holds one page of records at a time, not the collection.
+//! The rest of a list read page by page at one revision: an unfiltered
+//! list without a limit while its first pages are sent, an informer's list
+//! while its controller takes them in. A list of a large collection holds
+//! one page of records at a time, not the collection.
 
 use std::sync::Arc;
 
@@ -17,20 +18,41 @@ pub struct ListTail {
     next: Vec<u8>,
     end: Vec<u8>,
     at: Revision,
+    /// Records per page (0: the rest in one read).
+    page: usize,
 }
 
 impl ListTail {
-    /// The rest of `[.., end)` at `at` after `last`.
+    /// `[start, end)` at `at`, `page` records at a time (0: in one read).
+    #[must_use]
+    pub fn new(
+        storage: Arc<dyn Storage>,
+        start: &[u8],
+        end: &[u8],
+        at: Revision,
+        page: usize,
+    ) -> ListTail {
+        ListTail {
+            storage,
+            next: start.to_vec(),
+            end: end.to_vec(),
+            at,
+            page,
+        }
+    }
+
+    /// The rest of `[.., end)` at `at` after `last`, in stream pages.
     #[must_use]
     pub fn after(storage: Arc<dyn Storage>, last: &[u8], end: &[u8], at: Revision) -> ListTail {
         let mut next = last.to_vec();
         next.push(0);
-        ListTail {
-            storage,
-            next,
-            end: end.to_vec(),
-            at,
-        }
+        ListTail::new(storage, &next, end, at, STREAM_PAGE)
+    }
+
+    /// The revision the list is read at.
+    #[must_use]
+    pub fn revision(&self) -> Revision {
+        self.at
     }
 
     /// The next page, and what remains after it.
@@ -41,7 +63,7 @@ impl ListTail {
                 KeyRange::between(&self.next, &self.end),
                 RangeOptions {
                     at: Some(self.at),
-                    limit: STREAM_PAGE,
+                    limit: self.page,
                     bulk: true,
                     ..RangeOptions::default()
                 },
@@ -49,12 +71,11 @@ impl ListTail {
             .await
             .map_err(storage_error)?;
         let rest = match page.items.last() {
-            Some(last) if page.more => Some(ListTail::after(
-                Arc::clone(&self.storage),
-                &last.key,
-                &self.end,
-                self.at,
-            )),
+            Some(last) if page.more => {
+                let mut next = last.key.to_vec();
+                next.push(0);
+                Some(ListTail { next, ..self })
+            }
             _ => None,
         };
         Ok((page.items, rest))
