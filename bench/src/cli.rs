@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "server_url")]
     pub server_bin: Option<PathBuf>,
     /// Use a cairn already running here instead (it should hold no Events).
-    #[arg(long, required_unless_present = "server_bin")]
+    #[arg(long, required_unless_present_any = ["server_bin", "serve_null"])]
     pub server_url: Option<String>,
     /// Pid of the server given by --server-url, for its RSS.
     #[arg(long, requires = "server_url")]
@@ -49,6 +49,14 @@ pub struct Args {
     /// label-selected watchers; skips every other phase.
     #[arg(long, conflicts_with_all = ["encodings_only", "auth_only"])]
     pub select_only: bool,
+    /// Serve as the create ceiling's do-nothing HTTP/1.1 server on this
+    /// address (the bench starts itself so; prints the bound address).
+    #[arg(long, hide = true)]
+    pub serve_null: Option<std::net::SocketAddr>,
+    /// Only the create ceiling: the create load against a do-nothing
+    /// HTTP/1.1 server, beside etcd's puts.
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
+    pub ceiling_only: bool,
     /// Only measure what an admission webhook costs writes it does not
     /// cover: Event creates with no webhook and with one validating webhook
     /// on ConfigMaps, in turns; skips every other phase.

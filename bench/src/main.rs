@@ -7,6 +7,7 @@ mod etcd;
 mod event;
 mod fanout;
 mod load;
+mod null_server;
 mod parse;
 mod phases;
 mod proc;
@@ -25,6 +26,15 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
+    if let Some(addr) = args.serve_null {
+        return match null_server::serve(addr) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: null server: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

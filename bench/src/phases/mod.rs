@@ -3,6 +3,7 @@
 
 mod auth;
 mod cases;
+mod ceiling;
 mod create;
 mod encodings;
 mod list;
@@ -90,7 +91,12 @@ pub async fn run(args: Args) -> Result<String> {
         reopen::run(&mut ctx).await?;
         return Ok(ctx.report.summary());
     }
+    if ctx.args.ceiling_only {
+        ceiling::create(&mut ctx, conc, 0..s.events).await?;
+        return Ok(ctx.report.summary());
+    }
     if ctx.args.select_only {
+        ceiling::create(&mut ctx, conc, 0..s.select_events).await?;
         selective_watches(&mut ctx).await?;
         return Ok(ctx.report.summary());
     }
