@@ -1,13 +1,14 @@
 //! The list indexes of a store, one per kind listed with selectors, built
-//! on first use (a first list waits for its kind's load; later ones do
-//! not) and replaced when their watch ends or their kind is replaced.
+//! on first use (a first list by a family waits for it to be filed; later
+//! ones do not) and replaced when their watch ends or their kind is
+//! replaced.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tokio::sync::OnceCell;
 
-use crate::api::index::KindIndex;
+use crate::api::index::{Family, KindIndex};
 use crate::api::kind::KindSpec;
 use crate::storage::Storage;
 
@@ -22,12 +23,14 @@ pub struct KindIndexes {
 }
 
 impl KindIndexes {
-    /// The index of `kind`; `None` when it cannot be loaded now (the list
-    /// then reads storage as it would without one).
+    /// The index of `kind`, filing `family`; `None` when it cannot be
+    /// loaded now or cannot index the family (the list then reads storage
+    /// as it would without one).
     pub async fn of(
         &self,
         storage: &Arc<dyn Storage>,
         kind: &Arc<KindSpec>,
+        family: &Family,
     ) -> Option<Arc<KindIndex>> {
         let slot = {
             let mut slots = self.slots.lock();
@@ -49,10 +52,13 @@ impl KindIndexes {
         };
         let built = slot
             .index
-            .get_or_try_init(|| KindIndex::build(storage, kind))
+            .get_or_try_init(|| KindIndex::build(storage, kind, family))
             .await;
         match built {
-            Ok(index) => Some(Arc::clone(index)),
+            Ok(index) => index
+                .index_by(storage, family)
+                .await
+                .then(|| Arc::clone(index)),
             Err(e) => {
                 tracing::debug!(kind = %kind.resource, error = %e, "a list index could not be loaded");
                 None

@@ -1,5 +1,6 @@
-//! A kind's list index: its stored objects' attributes, loaded once from a
-//! range read and kept current by a storage watch of the kind (the same
+//! A kind's list index (see `state`): postings of its stored objects by the
+//! families lists select by, each filed from a range read when a list first
+//! selects by it and kept current by a storage watch of the kind (the same
 //! backend watch, and the same per-batch decoding, any backend offers), so
 //! a list with selectors reads only the objects the index does not rule
 //! out. A list asks the watch to sync its progress first, so the index is
@@ -12,13 +13,13 @@ use std::task::{Context, Poll};
 
 use parking_lot::{Mutex, RwLock};
 
-use crate::api::index::state::{Candidate, Entry, IndexState};
-use crate::api::index::{Attributes, Term};
+use crate::api::index::state::IndexState;
+use crate::api::index::{Attributes, Family, Term};
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::watch::share::BatchShare;
 use crate::storage::{
-    EventKind, Events, KeyRange, KeyValue, RangeOptions, Revision, Storage, StorageError, Watch,
+    EventKind, Events, KeyRange, RangeOptions, Revision, Storage, StorageError, Watch,
 };
 
 /// Records read per step of the initial load.
@@ -36,6 +37,8 @@ pub struct KindIndex {
     /// Cleared when the watch ends: the index no longer sees changes.
     live: AtomicBool,
     follower: Mutex<Option<tokio::task::AbortHandle>>,
+    /// Held while a family is filed, so two lists never file one twice.
+    filing: tokio::sync::Mutex<()>,
 }
 
 impl Drop for KindIndex {
@@ -47,59 +50,78 @@ impl Drop for KindIndex {
 }
 
 impl KindIndex {
-    /// Loads every stored object of `kind` and starts following changes.
+    /// Reads every stored object of `kind` once, files it under `family`
+    /// (the unreadable ones apart) and starts following changes.
     pub async fn build(
         storage: &Arc<dyn Storage>,
         kind: &Arc<KindSpec>,
+        family: &Family,
     ) -> Result<Arc<KindIndex>, StorageError> {
         let prefix = keys::collection_prefix(kind, None);
-        let whole = KeyRange::prefix(&prefix);
-        let mut start = prefix.clone();
-        let mut at = None;
-        let mut state = None;
-        loop {
-            let page = storage
-                .range(
-                    KeyRange::between(&start, &whole.end),
-                    RangeOptions {
-                        at,
-                        limit: LOAD_PAGE,
-                        bulk: true,
-                        ..RangeOptions::default()
-                    },
-                )
-                .await?;
-            at = Some(page.revision);
-            let state =
-                state.get_or_insert_with(|| IndexState::new(Arc::clone(kind), page.revision));
-            for kv in &page.items {
-                let attrs = Attributes::of_record(kind, kv).map(Arc::unwrap_or_clone);
-                let entry = Entry {
-                    rev: kv.mod_revision,
-                    attrs,
-                };
-                state.load(&kv.key, entry);
+        let mut state: Option<IndexState> = None;
+        let at = scan(storage, kind, &prefix, |page_revision, kvs| {
+            let state = state.get_or_insert_with(|| {
+                let mut s = IndexState::new(Arc::clone(kind), &prefix, page_revision);
+                s.begin(family);
+                s
+            });
+            for (key, attrs) in kvs {
+                state.load(family, key, attrs);
             }
-            match page.items.last() {
-                Some(last) if page.more => {
-                    start = last.key.to_vec();
-                    start.push(0);
-                }
-                _ => break,
-            }
-            tokio::task::yield_now().await;
-        }
-        let state = state.unwrap_or_else(|| IndexState::new(Arc::clone(kind), Revision::ZERO));
+        })
+        .await?;
+        let mut state = state.unwrap_or_else(|| {
+            let mut s = IndexState::new(Arc::clone(kind), &prefix, at);
+            s.begin(family);
+            s
+        });
+        state.finish(family);
         let index = Arc::new(KindIndex {
             kind: Arc::clone(kind),
-            watch: Mutex::new(storage.watch(whole, state.applied())),
+            watch: Mutex::new(storage.watch(KeyRange::prefix(&prefix), state.applied())),
             state: RwLock::new(state),
             live: AtomicBool::new(true),
             follower: Mutex::new(None),
+            filing: tokio::sync::Mutex::new(()),
         });
         let task = tokio::spawn(follow(Arc::downgrade(&index)));
         *index.follower.lock() = Some(task.abort_handle());
         Ok(index)
+    }
+
+    /// Files `family` if it is not yet: changes are filed from now on while
+    /// one range read files every object stored. `false` when the kind
+    /// indexes as many families as it may, or the read failed.
+    pub async fn index_by(&self, storage: &Arc<dyn Storage>, family: &Family) -> bool {
+        if self.state.read().indexes_by(family) {
+            return true;
+        }
+        let _filing = self.filing.lock().await;
+        if self.state.read().indexes_by(family) {
+            return true;
+        }
+        if !self.state.write().begin(family) {
+            return false;
+        }
+        // Read at or after the revision the family began at: a key changed
+        // since is filed by the watch as well, under its newer value.
+        let prefix = keys::collection_prefix(&self.kind, None);
+        let filed = scan(storage, &self.kind, &prefix, |_, kvs| {
+            let mut state = self.state.write();
+            for (key, attrs) in kvs.filter_map(|(k, a)| Some((k, a?))) {
+                state.load(family, key, Some(attrs));
+            }
+        })
+        .await;
+        let mut state = self.state.write();
+        match filed {
+            Ok(_) => state.finish(family),
+            Err(e) => {
+                tracing::debug!(kind = %self.kind.resource, error = %e, "a list index could not file a family");
+                state.abandon(family);
+            }
+        }
+        state.indexes_by(family)
     }
 
     /// Whether the index still follows its kind.
@@ -148,21 +170,24 @@ impl KindIndex {
         let share = BatchShare::of(&events, &self.kind);
         let mut state = self.state.write();
         for (i, ev) in events.iter_indexed() {
-            match (ev.kind, &ev.kv) {
-                (EventKind::Put, Some(kv)) => {
-                    // Kept inline (not shared) so a scan reads one
-                    // allocation per object.
-                    let attrs = match &share {
-                        Some(share) => share.new_attrs(i, ev).map(|a| a.as_ref().clone()),
-                        None => Attributes::of_record(&self.kind, kv).map(Arc::unwrap_or_clone),
-                    };
-                    let entry = Entry {
-                        rev: ev.revision,
-                        attrs,
-                    };
-                    state.put(&ev.key, entry);
+            let decoded;
+            let (old, new) = match &share {
+                Some(share) => {
+                    let a = share.attrs(i, ev);
+                    (a.old, a.new)
                 }
-                _ => state.delete(&ev.key, ev.revision),
+                None => {
+                    let of = |kv: &Option<_>| {
+                        kv.as_ref()
+                            .and_then(|kv| Attributes::of_record(&self.kind, kv))
+                    };
+                    decoded = (of(&ev.prev), of(&ev.kv));
+                    (decoded.0.as_deref(), decoded.1.as_deref())
+                }
+            };
+            match (ev.kind, &ev.kv) {
+                (EventKind::Put, Some(_)) => state.put(&ev.key, ev.revision, old, new),
+                _ => state.delete(&ev.key, ev.revision, old),
             }
         }
         if let Some(last) = events.last_revision() {
@@ -196,39 +221,65 @@ impl KindIndex {
         Poll::Pending
     }
 
-    /// The keys a list at `at` over `[start, end)` must read, in order (see
-    /// [`IndexState::candidates`]); `None` when the index cannot answer.
-    /// A list's first `term` of a family builds the family's postings.
+    /// The keys a list at `at` over `[start, end)` selecting by `term`
+    /// must read, in order (see [`IndexState::candidates`]); `None` when
+    /// the index cannot answer.
     pub fn candidates(
         &self,
         start: &[u8],
         end: &[u8],
         at: Revision,
-        enough: usize,
-        term: Option<&Term>,
-        selects: impl Fn(&Attributes) -> bool,
-    ) -> Option<Vec<Candidate>> {
+        term: &Term,
+    ) -> Option<Vec<Vec<u8>>> {
         if !self.live() {
             return None;
         }
-        let term = term.filter(|(family, _)| {
-            self.state.read().indexes_by(family) || self.state.write().index_by(family)
-        });
-        self.state
-            .read()
-            .candidates(start, end, at, enough, term, selects)
+        self.state.read().candidates(start, end, at, term)
     }
+}
 
-    /// The attributes of a stored record, from the index when it holds this
-    /// version, else decoded.
-    #[must_use]
-    pub fn attrs(&self, kv: &KeyValue) -> Option<Arc<Attributes>> {
-        if let Some(entry) = self.state.read().entry(&kv.key)
-            && entry.rev == kv.mod_revision
-        {
-            return entry.attrs.clone().map(Arc::new);
+/// Reads every stored object under `prefix` at one revision, a page at a
+/// time, handing `file` the page's revision and each key with its
+/// attributes (`None`: unreadable as the kind); returns the revision.
+async fn scan(
+    storage: &Arc<dyn Storage>,
+    kind: &KindSpec,
+    prefix: &[u8],
+    mut file: impl FnMut(Revision, &mut dyn Iterator<Item = (&[u8], Option<&Attributes>)>),
+) -> Result<Revision, StorageError> {
+    let whole = KeyRange::prefix(prefix);
+    let mut start = prefix.to_vec();
+    let mut at = None;
+    loop {
+        let page = storage
+            .range(
+                KeyRange::between(&start, &whole.end),
+                RangeOptions {
+                    at,
+                    limit: LOAD_PAGE,
+                    bulk: true,
+                    ..RangeOptions::default()
+                },
+            )
+            .await?;
+        at = Some(page.revision);
+        let decoded: Vec<_> = page
+            .items
+            .iter()
+            .map(|kv| (&kv.key[..], Attributes::of_record(kind, kv)))
+            .collect();
+        file(
+            page.revision,
+            &mut decoded.iter().map(|(k, a)| (*k, a.as_deref())),
+        );
+        match page.items.last() {
+            Some(last) if page.more => {
+                start = last.key.to_vec();
+                start.push(0);
+            }
+            _ => return Ok(page.revision),
         }
-        Attributes::of_record(&self.kind, kv)
+        tokio::task::yield_now().await;
     }
 }
 

@@ -16,5 +16,4 @@ pub use attrs::Attributes;
 pub use indexes::KindIndexes;
 pub use kind_index::KindIndex;
 pub use sparse::Paths;
-pub use state::Candidate;
 pub use term::{Family, Term, exact_term};

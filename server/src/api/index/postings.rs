@@ -1,12 +1,15 @@
-//! Inverted indexes over one kind's list index: for an attribute family
+//! Inverted indexes over one kind's stored objects: for an attribute family
 //! (a label key, a selectable field, the name or the namespace) the keys
 //! holding each value. One is built when a list first selects by its
 //! family and kept current with every change after, so such a list visits
-//! only the keys holding its values instead of every stored object.
+//! only the keys holding its values instead of every stored object. A
+//! family is filed while it is built (changes go in as they come) and
+//! answers only once ready; a key may stay filed under a value it held
+//! while the family was built, which costs a list one read, never an
+//! object.
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
 
 use crate::api::index::{Attributes, Family};
 use crate::api::kind::KindSpec;
@@ -14,8 +17,8 @@ use crate::api::kind::KindSpec;
 /// Families one kind indexes at most; a list by any other scans.
 const MAX_FAMILIES: usize = 8;
 
-/// A stored key, shared by the index's map and its postings.
-pub type Key = Arc<[u8]>;
+/// A stored key, relative to its kind's collection prefix.
+pub type Key = Box<[u8]>;
 
 type ByValue = HashMap<Box<str>, Keys>;
 
@@ -23,18 +26,20 @@ type ByValue = HashMap<Box<str>, Keys>;
 /// held by one object, which then costs no set of its own.
 enum Keys {
     One(Key),
-    Many(BTreeSet<Key>),
+    // Boxed, so the common single key costs 24 bytes a value, not 32.
+    #[allow(clippy::box_collection)]
+    Many(Box<BTreeSet<Key>>),
 }
 
 impl Keys {
-    fn insert(&mut self, key: &Key) {
+    fn insert(&mut self, key: &[u8]) {
         match self {
             Keys::One(one) if one[..] == key[..] => {}
             Keys::One(one) => {
-                *self = Keys::Many(BTreeSet::from([Arc::clone(one), Arc::clone(key)]));
+                *self = Keys::Many(Box::new(BTreeSet::from([one.clone(), key.into()])));
             }
             Keys::Many(keys) => {
-                keys.insert(Arc::clone(key));
+                keys.insert(key.into());
             }
         }
     }
@@ -62,37 +67,60 @@ impl Keys {
     }
 }
 
+/// One family's postings.
+#[derive(Default)]
+struct Filed {
+    /// Every stored object is filed (not only those changed since the
+    /// family began).
+    ready: bool,
+    by_value: ByValue,
+}
+
 /// The postings of the families lists have selected by.
 #[derive(Default)]
 pub struct Postings {
-    families: HashMap<Family, ByValue>,
+    families: HashMap<Family, Filed>,
 }
 
 impl Postings {
+    /// Whether `family` is ready to answer.
     #[must_use]
     pub fn has(&self, family: &Family) -> bool {
-        self.families.contains_key(family)
+        self.families.get(family).is_some_and(|f| f.ready)
     }
 
-    /// Files every object under `family`; `false` (and nothing built) when
-    /// the kind already indexes as many families as it may.
-    pub fn build<'a>(
-        &mut self,
-        kind: &KindSpec,
-        family: &Family,
-        objects: impl Iterator<Item = (&'a Key, Option<&'a Attributes>)>,
-    ) -> bool {
-        if self.families.len() >= MAX_FAMILIES {
+    /// Starts filing `family`: every change from now on is filed, and
+    /// [`Postings::file`] adds the objects stored before. `false` when it
+    /// is already there, or the kind indexes as many families as it may.
+    pub fn begin(&mut self, family: &Family) -> bool {
+        if self.families.len() >= MAX_FAMILIES || self.families.contains_key(family) {
             return false;
         }
-        let mut by_value = ByValue::new();
-        for (key, attrs) in objects {
-            if let Some(v) = attrs.and_then(|a| family.value(kind, a)) {
-                file(&mut by_value, v, key);
-            }
-        }
-        self.families.insert(family.clone(), by_value);
+        self.families.insert(family.clone(), Filed::default());
         true
+    }
+
+    /// Files one stored object under `family` (which has begun).
+    pub fn file(&mut self, kind: &KindSpec, family: &Family, key: &[u8], attrs: &Attributes) {
+        if let Some(filed) = self.families.get_mut(family)
+            && let Some(v) = family.value(kind, attrs)
+        {
+            file(&mut filed.by_value, v, key);
+        }
+    }
+
+    /// Every stored object of `family` is filed: lists may use it.
+    pub fn finish(&mut self, family: &Family) {
+        if let Some(filed) = self.families.get_mut(family) {
+            filed.ready = true;
+        }
+    }
+
+    /// Drops a family that could not be built.
+    pub fn abandon(&mut self, family: &Family) {
+        if self.families.get(family).is_some_and(|f| !f.ready) {
+            self.families.remove(family);
+        }
     }
 
     /// `key`'s attributes went from `old` to `new` (`None`: absent or
@@ -100,11 +128,11 @@ impl Postings {
     pub fn change(
         &mut self,
         kind: &KindSpec,
-        key: &Key,
+        key: &[u8],
         old: Option<&Attributes>,
         new: Option<&Attributes>,
     ) {
-        for (family, by_value) in &mut self.families {
+        for (family, Filed { by_value, .. }) in &mut self.families {
             let was = old.and_then(|a| family.value(kind, a));
             let is = new.and_then(|a| family.value(kind, a));
             if was == is {
@@ -121,37 +149,31 @@ impl Postings {
         }
     }
 
-    /// The keys in `[start, end)` (`end` empty: unbounded) filed under any
-    /// of `values`, unordered; `None` when `family` is not indexed.
+    /// The keys within `bounds` filed under any of `values`, unordered;
+    /// `None` when `family` is not ready.
     #[must_use]
-    pub fn keys(
-        &self,
+    pub fn keys<'a>(
+        &'a self,
         family: &Family,
         values: &[Box<str>],
-        start: &[u8],
-        end: &[u8],
-    ) -> Option<Vec<&Key>> {
-        let by_value = self.families.get(family)?;
-        let upper = if end.is_empty() {
-            Bound::Unbounded
-        } else {
-            Bound::Excluded(end)
-        };
+        bounds: (Bound<&[u8]>, Bound<&[u8]>),
+    ) -> Option<Vec<&'a Key>> {
+        let filed = self.families.get(family).filter(|f| f.ready)?;
         let mut out = Vec::new();
         for v in values {
-            if let Some(keys) = by_value.get(&**v) {
-                keys.in_range((Bound::Included(start), upper), &mut out);
+            if let Some(keys) = filed.by_value.get(&**v) {
+                keys.in_range(bounds, &mut out);
             }
         }
         Some(out)
     }
 }
 
-fn file(by_value: &mut ByValue, value: &str, key: &Key) {
+fn file(by_value: &mut ByValue, value: &str, key: &[u8]) {
     match by_value.get_mut(value) {
         Some(keys) => keys.insert(key),
         None => {
-            by_value.insert(value.into(), Keys::One(Arc::clone(key)));
+            by_value.insert(value.into(), Keys::One(key.into()));
         }
     }
 }

@@ -1,5 +1,5 @@
-//! The list index's state: which keys a list at a revision trusts, which
-//! it must read, and when the index cannot answer at all.
+//! The list index's state: which keys a list at a revision must read, and
+//! when the index cannot answer at all.
 
 use serde_json::json;
 
@@ -15,154 +15,197 @@ fn configmaps() -> Arc<KindSpec> {
         .expect("kind")
 }
 
-fn attrs(app: &str) -> Option<Attributes> {
+fn attrs(app: &str) -> Attributes {
     let kind = configmaps();
     let obj = json!({"metadata": {"name": "x", "namespace": "ns", "labels": {"app": app}}});
-    Some(Attributes::of_object(&kind, &obj))
+    Attributes::of_object(&kind, &obj)
 }
 
-fn entry(rev: u64, app: &str) -> Entry {
-    Entry {
-        rev: Revision(rev),
-        attrs: attrs(app),
-    }
+fn app() -> Family {
+    Family::Label("app".into())
 }
 
-fn web(a: &Attributes) -> bool {
-    use crate::api::selectors::Labels;
-    a.label("app") == Some("web")
+fn web() -> Term {
+    (app(), vec!["web".into()])
 }
 
-/// The candidates of a list selecting `app=web`, found by scanning every
-/// entry and by the `app` postings (built at the first call and kept
-/// current by every change after), which must agree.
-fn pick(
-    s: &mut IndexState,
-    start: &[u8],
-    end: &[u8],
-    at: Revision,
-    enough: usize,
-) -> Option<Vec<Candidate>> {
-    let family = Family::Label("app".into());
-    assert!(s.index_by(&family));
-    let term = (family, vec!["web".into()]);
-    let scanned = s.candidates(start, end, at, enough, None, web);
-    let filed = s.candidates(start, end, at, enough, Some(&term), web);
-    assert_eq!(scanned, filed, "postings and scan disagree");
-    filed
+fn pick(s: &IndexState, start: &[u8], end: &[u8], at: u64) -> Option<Vec<String>> {
+    let got = s.candidates(start, end, Revision(at), &web())?;
+    Some(
+        got.into_iter()
+            .map(|k| String::from_utf8(k).expect("utf8"))
+            .collect(),
+    )
 }
 
-fn keys(c: &[Candidate]) -> Vec<(&str, bool)> {
-    c.iter()
-        .map(|c| {
-            (
-                std::str::from_utf8(c.key()).expect("utf8"),
-                matches!(c, Candidate::Selected(_)),
-            )
-        })
-        .collect()
-}
-
+/// Keys under `/c/` at revision 10: a, c, d are `app=web`, b is `app=db`.
 fn loaded() -> IndexState {
-    let mut s = IndexState::new(configmaps(), Revision(10));
-    s.load(b"/c/a", entry(3, "web"));
-    s.load(b"/c/b", entry(4, "db"));
-    // Postings built here are kept current by the loads below and every
-    // change a test makes.
-    assert!(s.index_by(&Family::Label("app".into())));
-    s.load(b"/c/c", entry(5, "web"));
-    s.load(b"/c/d", entry(6, "web"));
+    let mut s = IndexState::new(configmaps(), b"/c/", Revision(10));
+    assert!(s.begin(&app()));
+    for (key, value) in [
+        ("/c/a", "web"),
+        ("/c/b", "db"),
+        ("/c/c", "web"),
+        ("/c/d", "web"),
+    ] {
+        s.load(&app(), key.as_bytes(), Some(&attrs(value)));
+    }
+    s.finish(&app());
     s
 }
 
 #[test]
-fn a_current_list_trusts_every_indexed_pick() {
-    let mut s = loaded();
-    let got = pick(&mut s, b"/c/", b"/d", Revision(10), 0).expect("answers");
-    assert_eq!(keys(&got), [("/c/a", true), ("/c/c", true), ("/c/d", true)]);
-    let from_b = pick(&mut s, b"/c/b", b"/d", Revision(10), 0).expect("answers");
-    assert_eq!(keys(&from_b), [("/c/c", true), ("/c/d", true)]);
-    let two = pick(&mut s, b"/c/", b"", Revision(10), 2).expect("answers");
+fn a_current_list_reads_only_the_keys_filed_under_its_values() {
+    let s = loaded();
     assert_eq!(
-        keys(&two),
-        [("/c/a", true), ("/c/c", true)],
-        "stops at enough"
+        pick(&s, b"/c/", b"/d", 10).expect("answers"),
+        ["/c/a", "/c/c", "/c/d"]
+    );
+    assert_eq!(
+        pick(&s, b"/c/b", b"/d", 10).expect("answers"),
+        ["/c/c", "/c/d"]
+    );
+    assert_eq!(
+        pick(&s, b"/c/", b"/c/d", 10).expect("answers"),
+        ["/c/a", "/c/c"]
+    );
+    assert_eq!(
+        pick(&s, b"/a", b"", 10).expect("answers").len(),
+        3,
+        "from before the prefix"
+    );
+    assert_eq!(
+        pick(&s, b"/d", b"", 10).expect("answers"),
+        Vec::<String>::new()
+    );
+    let db = (app(), vec!["db".into(), "none".into()]);
+    assert_eq!(
+        s.candidates(b"/c/", b"", Revision(10), &db)
+            .expect("answers"),
+        [b"/c/b".to_vec()]
     );
 }
 
 #[test]
-fn keys_changed_after_the_revision_are_read_not_trusted() {
+fn keys_changed_after_the_revision_are_read_too() {
     let mut s = loaded();
-    s.put(b"/c/b", entry(11, "web"));
-    s.delete(b"/c/c", Revision(12));
-    s.put(b"/c/e", entry(13, "db"));
+    s.put(
+        b"/c/b",
+        Revision(11),
+        Some(&attrs("db")),
+        Some(&attrs("web")),
+    );
+    s.delete(b"/c/c", Revision(12), Some(&attrs("web")));
+    s.put(b"/c/e", Revision(13), None, Some(&attrs("db")));
     s.advance(Revision(14));
-    let old = pick(&mut s, b"/c/", b"/d", Revision(10), 0).expect("answers");
     assert_eq!(
-        keys(&old),
-        [
-            ("/c/a", true),
-            ("/c/b", false),
-            ("/c/c", false),
-            ("/c/d", true),
-            ("/c/e", false)
-        ]
+        pick(&s, b"/c/", b"/d", 10).expect("answers"),
+        ["/c/a", "/c/b", "/c/c", "/c/d", "/c/e"]
     );
-    let mid = pick(&mut s, b"/c/", b"/d", Revision(12), 0).expect("answers");
     assert_eq!(
-        keys(&mid),
-        [
-            ("/c/a", true),
-            ("/c/b", true),
-            ("/c/d", true),
-            ("/c/e", false)
-        ]
+        pick(&s, b"/c/", b"/d", 12).expect("answers"),
+        ["/c/a", "/c/b", "/c/d", "/c/e"]
     );
-    let now = pick(&mut s, b"/c/", b"/d", Revision(14), 0).expect("answers");
-    assert_eq!(keys(&now), [("/c/a", true), ("/c/b", true), ("/c/d", true)]);
+    assert_eq!(
+        pick(&s, b"/c/", b"/d", 14).expect("answers"),
+        ["/c/a", "/c/b", "/c/d"],
+        "a current list reads what is filed now"
+    );
+    s.put(
+        b"/c/a",
+        Revision(15),
+        Some(&attrs("web")),
+        Some(&attrs("db")),
+    );
+    assert_eq!(
+        pick(&s, b"/c/", b"/d", 14).expect("answers"),
+        ["/c/a", "/c/b", "/c/d"],
+        "changed after the list's revision"
+    );
+    assert_eq!(
+        pick(&s, b"/c/", b"/d", 15).expect("answers"),
+        ["/c/b", "/c/d"],
+        "moved to another value"
+    );
 }
 
 #[test]
 fn an_index_answers_only_between_its_log_and_its_progress() {
     let mut s = loaded();
-    assert!(
-        pick(&mut s, b"/c/", b"", Revision(11), 0).is_none(),
-        "ahead"
-    );
-    assert!(
-        pick(&mut s, b"/c/", b"", Revision(9), 0).is_none(),
-        "before start"
-    );
+    assert!(pick(&s, b"/c/", b"", 11).is_none(), "ahead");
+    assert!(pick(&s, b"/c/", b"", 9).is_none(), "before start");
     s.advance(Revision(11));
-    assert!(pick(&mut s, b"/c/", b"", Revision(11), 0).is_some());
+    assert!(pick(&s, b"/c/", b"", 11).is_some());
     let db = attrs("db");
     for i in 0..=LOG_CAPACITY as u64 {
-        let e = Entry {
-            rev: Revision(20 + i),
-            attrs: db.clone(),
-        };
-        s.put(b"/c/z", e);
+        s.put(b"/c/z", Revision(20 + i), Some(&db), Some(&db));
     }
-    assert!(pick(&mut s, b"/c/", b"", Revision(20), 0).is_some());
+    assert!(pick(&s, b"/c/", b"", 20).is_some());
     assert!(
-        pick(&mut s, b"/c/", b"", Revision(19), 0).is_none(),
+        pick(&s, b"/c/", b"", 19).is_none(),
         "the log no longer reaches back"
     );
-    let recent = Revision(20 + LOG_CAPACITY as u64 - 5);
-    let got = pick(&mut s, b"/c/", b"", recent, 0).expect("answers");
-    assert_eq!(got.last().map(Candidate::key), Some(&b"/c/z"[..]));
+    let recent = 20 + LOG_CAPACITY as u64 - 5;
+    let got = pick(&s, b"/c/", b"", recent).expect("answers");
+    assert_eq!(got.last().map(String::as_str), Some("/c/z"));
 }
 
 #[test]
-fn unreadable_entries_are_read_so_the_list_fails_like_an_unfiltered_one() {
+fn unreadable_keys_are_read_so_the_list_fails_like_an_unfiltered_one() {
     let mut s = loaded();
-    s.load(
-        b"/c/bad",
-        Entry {
-            rev: Revision(7),
-            attrs: None,
-        },
+    s.load(&app(), b"/c/bad", None);
+    s.put(b"/c/worse", Revision(11), Some(&attrs("db")), None);
+    s.advance(Revision(12));
+    let got = pick(&s, b"/c/", b"", 12).expect("answers");
+    assert!(got.contains(&"/c/bad".to_string()));
+    assert!(got.contains(&"/c/worse".to_string()));
+    s.put(b"/c/bad", Revision(13), None, Some(&attrs("db")));
+    s.delete(b"/c/worse", Revision(14), None);
+    s.advance(Revision(20));
+    assert_eq!(
+        pick(&s, b"/c/", b"", 20).expect("answers"),
+        ["/c/a", "/c/c", "/c/d"]
     );
-    let got = pick(&mut s, b"/c/", b"", Revision(10), 0).expect("answers");
-    assert!(got.contains(&Candidate::Unsure(b"/c/bad".to_vec())));
+}
+
+#[test]
+fn a_family_answers_once_filed_and_files_changes_from_its_start() {
+    let mut s = loaded();
+    let tier = Family::Label("tier".into());
+    let front = (tier.clone(), vec!["front".into()]);
+    let obj = |tier: &str| {
+        let obj = json!({"metadata": {"name": "x", "labels": {"app": "web", "tier": tier}}});
+        Attributes::of_object(&configmaps(), &obj)
+    };
+    assert!(
+        s.candidates(b"/c/", b"", Revision(10), &front).is_none(),
+        "not indexed"
+    );
+    assert!(s.begin(&tier));
+    assert!(!s.begin(&tier), "already begun");
+    // A change while the family is filed, then the read of every object
+    // (which saw the key before the change).
+    s.put(
+        b"/c/a",
+        Revision(11),
+        Some(&attrs("web")),
+        Some(&obj("front")),
+    );
+    s.advance(Revision(11));
+    assert!(
+        s.candidates(b"/c/", b"", Revision(11), &front).is_none(),
+        "not ready"
+    );
+    s.load(&tier, b"/c/a", Some(&obj("back")));
+    s.load(&tier, b"/c/d", Some(&obj("front")));
+    s.finish(&tier);
+    let got = s
+        .candidates(b"/c/", b"", Revision(11), &front)
+        .expect("ready");
+    assert_eq!(got, [b"/c/a".to_vec(), b"/c/d".to_vec()]);
+    let other = Family::Label("other".into());
+    assert!(s.begin(&other));
+    s.abandon(&other);
+    assert!(!s.indexes_by(&other));
+    assert!(s.begin(&other), "an abandoned family may begin again");
 }

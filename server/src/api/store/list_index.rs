@@ -1,13 +1,13 @@
-//! Lists with selectors answered from the kind's list index: only the
-//! objects the index cannot rule out are read from storage (at the list's
-//! revision, so pages and Exact reads keep their snapshot semantics); the
-//! rest are never read or parsed. When the index cannot answer for the
-//! revision asked, the caller reads storage as before.
+//! Lists with an exact-match selector answered from the kind's list index:
+//! only the objects the index cannot rule out are read from storage (at the
+//! list's revision, so pages and Exact reads keep their snapshot semantics)
+//! and tested; the rest are never read or parsed. When the index cannot
+//! answer for the revision asked, the caller reads storage as before.
 
 use std::time::Duration;
 
 use crate::api::error::ApiError;
-use crate::api::index::{Candidate, KindIndex, exact_term};
+use crate::api::index::{Attributes, KindIndex, Term};
 use crate::api::kind::KindSpec;
 use crate::api::store::Store;
 use crate::api::store::continue_token::encode_continue;
@@ -62,6 +62,7 @@ impl Store {
         opts: &ListOptions,
         read_at: &ReadAt,
         range: &ListRange<'_>,
+        term: &Term,
     ) -> Option<Result<RawPage, ApiError>> {
         let at = Store::index_revision(index, read_at).await?;
         if matches!(read_at, ReadAt::Exact(_)) {
@@ -71,30 +72,22 @@ impl Store {
                 return None;
             }
         }
-        let enough = if opts.limit == 0 { 0 } else { opts.limit + 1 };
-        let term = exact_term(opts.label.as_ref(), opts.field.as_ref(), None, None);
-        let candidates =
-            index.candidates(range.start, range.end, at, enough, term.as_ref(), |a| {
-                a.selected_by(kind, opts)
-            })?;
+        let candidates = index.candidates(range.start, range.end, at, term)?;
         let mut items = Vec::new();
         let mut continue_token = None;
-        for candidate in candidates {
-            let Ok(got) = self.storage.get(candidate.key(), Some(at)).await else {
+        for key in candidates {
+            let Ok(got) = self.storage.get(&key, Some(at)).await else {
                 return None;
             };
             let Some(kv) = got.kv else { continue };
-            let keep = match candidate {
-                Candidate::Selected(_) => true,
-                Candidate::Unsure(_) => match index.attrs(&kv) {
-                    Some(attrs) => attrs.selected_by(kind, opts),
-                    // Unreadable: fail as an unfiltered read would.
-                    None => {
-                        return Some(Err(Store::decode_served(kind, &kv).err().unwrap_or_else(
-                            || ApiError::Internal("an object could not be read".into()),
-                        )));
-                    }
-                },
+            let keep = match Attributes::of_record(kind, &kv) {
+                Some(attrs) => attrs.selected_by(kind, opts),
+                // Unreadable: fail as an unfiltered read would.
+                None => {
+                    return Some(Err(Store::decode_served(kind, &kv).err().unwrap_or_else(
+                        || ApiError::Internal("an object could not be read".into()),
+                    )));
+                }
             };
             if !keep {
                 continue;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::api::error::ApiError;
-use crate::api::index::Attributes;
+use crate::api::index::{Attributes, exact_term};
 use crate::api::keys;
 use crate::api::kind::KindSpec;
 use crate::api::selectors::{FieldSelector, LabelSelector, ShardSelector};
@@ -197,11 +197,14 @@ impl Store {
         let filtered = opts.label.as_ref().is_some_and(|l| !l.is_empty())
             || opts.field.as_ref().is_some_and(|f| !f.is_empty())
             || opts.shard.is_some();
-        let index = match filtered {
-            true => self.list_indexes.of(&self.storage, kind).await,
-            false => None,
+        let term = filtered
+            .then(|| exact_term(opts.label.as_ref(), opts.field.as_ref(), None, None))
+            .flatten();
+        let index = match &term {
+            Some((family, _)) => self.list_indexes.of(&self.storage, kind, family).await,
+            None => None,
         };
-        if let Some(index) = &index {
+        if let (Some(index), Some(term)) = (&index, &term) {
             let where_ = ListRange {
                 prefix: &prefix,
                 start: &start,
@@ -209,7 +212,7 @@ impl Store {
                 query: fingerprint,
             };
             if let Some(page) = self
-                .list_from_index(index, kind, opts, &read_at, &where_)
+                .list_from_index(index, kind, opts, &read_at, &where_, term)
                 .await
             {
                 return page;
@@ -249,17 +252,11 @@ impl Store {
                 (Err(e), _) => return Err(storage_error(e)),
             };
             revision = Some(page.revision);
-            // Records the index holds are tested by their attributes; the
-            // rest are parsed.
             for kv in page.items {
                 last_key = Some(kv.key.to_vec());
-                let attrs = |kv: &KeyValue| match &index {
-                    Some(index) => index.attrs(kv),
-                    None => Attributes::of_record(kind, kv),
-                };
                 let keep = match filtered {
                     false => true,
-                    true => match attrs(&kv) {
+                    true => match Attributes::of_record(kind, &kv) {
                         Some(attrs) => attrs.selected_by(kind, opts),
                         // Unreadable: fail as an unfiltered read would.
                         None => {
