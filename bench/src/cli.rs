@@ -57,6 +57,10 @@ pub struct Args {
     /// HTTP/1.1 server, beside etcd's puts.
     #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
     pub ceiling_only: bool,
+    /// Only the all-events watch phases: `watch_100` and `watch_1000`
+    /// (`--watchers-small`, `--watchers-large`, `--watch-events`).
+    #[arg(long, conflicts_with_all = ["encodings_only", "auth_only", "select_only"])]
+    pub watch_only: bool,
     /// Only measure what an admission webhook costs writes it does not
     /// cover: Event creates with no webhook and with one validating webhook
     /// on ConfigMaps, in turns; skips every other phase.

@@ -91,6 +91,13 @@ pub async fn run(args: Args) -> Result<String> {
         reopen::run(&mut ctx).await?;
         return Ok(ctx.report.summary());
     }
+    if ctx.args.watch_only {
+        let small = 0..s.watch_events;
+        let large = small.end..small.end + s.watch_events;
+        watch::run(&mut ctx, s.watchers_small, small, false).await?;
+        watch::run(&mut ctx, s.watchers_large, large, true).await?;
+        return Ok(ctx.report.summary());
+    }
     if ctx.args.ceiling_only {
         ceiling::create(&mut ctx, conc, 0..s.events).await?;
         return Ok(ctx.report.summary());

@@ -85,6 +85,12 @@ impl Events {
             .map(move |(i, e)| (start + i, e))
     }
 
+    /// When the writer published the batch.
+    #[must_use]
+    pub fn built(&self) -> std::time::Instant {
+        self.queued.batch.built
+    }
+
     /// Every event of the batch, including those outside this watch.
     #[must_use]
     pub fn all(&self) -> &[Event] {

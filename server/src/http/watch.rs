@@ -96,6 +96,7 @@ pub async fn serve(
     let (tx, body) = channel(16);
     let mut watch = watcher.open(&state.store);
     let mut shutdown = state.shutdown.clone();
+    let state = Arc::clone(state);
     tokio::spawn(async move {
         let kind = Arc::clone(watcher.kind());
         let deadline = tokio::time::Instant::now()
@@ -145,6 +146,7 @@ pub async fn serve(
                 batch = watch.next() => {
                     let (bytes, ended) = match batch {
                         Some(Ok(delivery)) => {
+                            state.store.watch_lag.report(delivery.events.published());
                             let Some(gathered) = encoder.gather(&mut watch, &delivery) else { return };
                             gathered
                         }

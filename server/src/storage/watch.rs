@@ -10,6 +10,7 @@ use std::any::Any;
 use std::future::poll_fn;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use bytes::Bytes;
 
@@ -43,6 +44,8 @@ pub struct Event {
 /// watcher the batch reaches.
 pub struct Batch {
     events: Vec<Event>,
+    /// When the backend published it (what a watcher taking it waited since).
+    published: Instant,
     /// One value derived from the batch by its consumer. Layers each use the
     /// memo of the batch they receive, so a layer that derives a new batch
     /// keeps it here and hands the new batch's memo on.
@@ -54,8 +57,16 @@ impl Batch {
     pub fn new(events: Vec<Event>) -> Batch {
         Batch {
             events,
+            published: Instant::now(),
             memo: OnceLock::new(),
         }
+    }
+
+    /// The batch as published at `at` (before it was built here).
+    #[must_use]
+    pub fn published_at(mut self, at: Instant) -> Batch {
+        self.published = at;
+        self
     }
 
     /// Every event of the batch.
@@ -117,6 +128,12 @@ impl Events {
             .enumerate()
             .filter(|(_, e)| self.includes(e))
             .map(move |(i, e)| (start + i, e))
+    }
+
+    /// When the backend published the batch.
+    #[must_use]
+    pub fn published(&self) -> Instant {
+        self.batch.published
     }
 
     /// Every event of the batch, including other watchers'.

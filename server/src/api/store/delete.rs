@@ -104,6 +104,7 @@ impl Store {
                 },
                 None => guard.delete(key.clone()),
             };
+            self.watch_lag.pace().await;
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     if update.is_none() {

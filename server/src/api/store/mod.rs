@@ -35,6 +35,7 @@ use crate::api::index::KindIndexes;
 use crate::api::kind::KindSpec;
 use crate::api::registry::Registry;
 use crate::api::watch::hub::Hubs;
+use crate::api::watch::lag::DeliveryLag;
 use crate::request::admission::Chain;
 use crate::request::authz::Authorizers;
 use crate::request::authz::privileged::PrivilegedGroups;
@@ -134,6 +135,8 @@ pub struct Store {
     /// Per-kind indexes of stored objects' selectable attributes, which
     /// lists with selectors read instead of every object.
     pub list_indexes: KindIndexes,
+    /// How far watch delivery runs behind; writes wait while it is far.
+    pub watch_lag: DeliveryLag,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -151,6 +154,7 @@ impl Store {
             ])),
             hubs: Hubs::default(),
             list_indexes: KindIndexes::default(),
+            watch_lag: DeliveryLag::default(),
         }
     }
 

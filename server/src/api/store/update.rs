@@ -216,6 +216,7 @@ impl Store {
                 None => guard.delete(key.clone()),
                 Some(bytes) => put_txn(kind, guard, key.clone(), bytes.clone()),
             };
+            self.watch_lag.pace().await;
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     if let Some(claim) = claim {

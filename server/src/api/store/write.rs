@@ -190,6 +190,7 @@ impl Store {
             let txn = pins.guard(Txn::new().guard(Guard::Absent(key.clone())));
             let stored = Store::encode_for_storage(kind, &obj);
             let txn = put_txn(kind, txn, key.clone(), stored.clone());
+            self.watch_lag.pace().await;
             match self.storage.commit(txn).await {
                 Ok(c) => {
                     if let Some(claim) = claim.take() {

@@ -8,6 +8,7 @@ pub mod feed;
 pub mod hub;
 #[cfg(test)]
 mod hub_tests;
+pub mod lag;
 pub mod selection;
 pub mod share;
 pub mod start;

@@ -25,9 +25,10 @@ impl EngineWatch {
             Ok(events) => events,
             Err(e) => return Some(Err(convert::error(e))),
         };
-        let Some(batch) =
-            events.memo(|all| Arc::new(Batch::new(all.iter().map(convert::event).collect())))
-        else {
+        let Some(batch) = events.memo(|all| {
+            let converted = Batch::new(all.iter().map(convert::event).collect());
+            Arc::new(converted.published_at(events.built()))
+        }) else {
             return Some(Err(StorageError::Internal(
                 "an engine batch memo holds another type".into(),
             )));

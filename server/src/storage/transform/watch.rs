@@ -20,7 +20,11 @@ pub(super) struct PlainWatch {
 }
 
 /// The batch with every value and previous value as written.
-fn plain_batch(transformers: &Transformers, all: &[Event]) -> Result<Arc<Batch>, StorageError> {
+fn plain_batch(
+    transformers: &Transformers,
+    all: &[Event],
+    published: std::time::Instant,
+) -> Result<Arc<Batch>, StorageError> {
     let mut events = all.to_vec();
     for e in &mut events {
         if let Some(kv) = &mut e.kv {
@@ -36,7 +40,7 @@ fn plain_batch(transformers: &Transformers, all: &[Event]) -> Result<Arc<Batch>,
             }
         }
     }
-    Ok(Arc::new(Batch::new(events)))
+    Ok(Arc::new(Batch::new(events).published_at(published)))
 }
 
 impl PlainWatch {
@@ -49,7 +53,8 @@ impl PlainWatch {
             Err(e) => return Some(Err(e)),
         };
         let transformers = self.transformers.load();
-        let shared = events.memo(|all| plain_batch(&transformers, all));
+        let published = events.published();
+        let shared = events.memo(|all| plain_batch(&transformers, all, published));
         let result = match shared {
             Some(Ok(batch)) => Ok(events.with_batch(Arc::clone(batch))),
             Some(Err(e)) => Err(e.clone()),
