@@ -182,6 +182,7 @@ pub async fn run(config: Config) -> Result<(), String> {
         registry: Arc::clone(&state.store.registry),
         inflight: Arc::clone(&state.overload.inflight),
         auditor: auditor.clone(),
+        watch_lag: Arc::clone(&state.store.watch_lag),
     }));
     let bearer = bearer_tokens(&config, &state, authentication.as_ref())?;
     let endpoints = endpoints(

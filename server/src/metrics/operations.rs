@@ -4,7 +4,8 @@
 //! limits refused (`apiserver_dropped_requests_total`) and how full they
 //! ran (`apiserver_flowcontrol_read_vs_write_current_requests`), and the audit
 //! log's events and failures (`apiserver_audit_event_total`,
-//! `apiserver_audit_error_total`).
+//! `apiserver_audit_error_total`), and the writes paced by watch delivery
+//! (`cairn_watch_paced_writes_total`, `cairn_watch_paced_seconds_total`).
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use super::definition::Definition;
 use super::registry::Described;
 use super::timing_ratio::TimingRatioFamily;
 use crate::api::registry::Registry;
+use crate::api::watch::lag::DeliveryLag;
 use crate::request::audit::Auditor;
 use crate::request::overload::inflight::InflightLimiter;
 
@@ -40,6 +42,15 @@ const AUDIT_EVENTS: Definition = Definition::alpha(
 const AUDIT_ERRORS: Definition = Definition::alpha(
     "apiserver_audit_error_total",
     "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
+);
+
+const PACED_WRITES: Definition = Definition::alpha(
+    "cairn_watch_paced_writes_total",
+    "Number of writes that waited before committing because watch delivery ran behind",
+);
+const PACED_SECONDS: Definition = Definition::alpha(
+    "cairn_watch_paced_seconds_total",
+    "Seconds writes waited in all before committing because watch delivery ran behind",
 );
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -74,6 +85,7 @@ pub struct OperationsCollector {
     pub registry: Arc<Registry>,
     pub inflight: Arc<InflightLimiter>,
     pub auditor: Option<Arc<Auditor>>,
+    pub watch_lag: Arc<DeliveryLag>,
 }
 
 impl std::fmt::Debug for OperationsCollector {
@@ -138,6 +150,14 @@ impl Collector for OperationsCollector {
         audit_errors
             .get_or_create(&Plugin { plugin: "log" })
             .inc_by(errors);
-        Described::new(AUDIT_ERRORS, audit_errors).encode_into(&mut e)
+        Described::new(AUDIT_ERRORS, audit_errors).encode_into(&mut e)?;
+
+        let (writes, waited) = self.watch_lag.paced();
+        let paced: Counter = Counter::default();
+        paced.inc_by(writes);
+        Described::new(PACED_WRITES, paced).encode_into(&mut e)?;
+        let seconds: Counter<f64, std::sync::atomic::AtomicU64> = Counter::default();
+        seconds.inc_by(waited.as_secs_f64());
+        Described::new(PACED_SECONDS, seconds).encode_into(&mut e)
     }
 }

@@ -293,6 +293,10 @@ fn known_traffic_is_counted_as_kube_counts_it() {
     assert!(page.value("process_resident_memory_bytes", &[]) > 1e6);
     assert!(page.value("process_open_fds", &[]) >= 3.0);
     assert!(page.value("process_start_time_seconds", &[]) > 1.6e9);
+    // One idle watcher keeps up: no write waited for watch delivery.
+    assert_eq!(page.value("cairn_watch_paced_writes_total", &[]), 0.0);
+    assert_eq!(page.value("cairn_watch_paced_seconds_total", &[]), 0.0);
+    assert_eq!(page.describe("cairn_watch_paced_writes").0, "counter");
 }
 
 #[test]

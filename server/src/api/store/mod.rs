@@ -136,7 +136,7 @@ pub struct Store {
     /// lists with selectors read instead of every object.
     pub list_indexes: KindIndexes,
     /// How far watch delivery runs behind; writes wait while it is far.
-    pub watch_lag: DeliveryLag,
+    pub watch_lag: Arc<DeliveryLag>,
 }
 
 /// How long a read at a future resourceVersion waits for it to appear.
@@ -154,7 +154,7 @@ impl Store {
             ])),
             hubs: Hubs::default(),
             list_indexes: KindIndexes::default(),
-            watch_lag: DeliveryLag::default(),
+            watch_lag: Arc::default(),
         }
     }
 

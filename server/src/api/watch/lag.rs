@@ -45,6 +45,9 @@ struct Counts {
 pub struct DeliveryLag {
     /// By window parity: this window's and the last one's.
     windows: [Counts; 2],
+    /// Writes that waited, and how long in all (µs), since start.
+    paced: AtomicU64,
+    paced_micros: AtomicU64,
 }
 
 impl DeliveryLag {
@@ -110,10 +113,26 @@ impl DeliveryLag {
 
     /// Waits [`DeliveryLag::pause`], if any.
     pub async fn pace(&self) {
-        let pause = self.pause();
+        self.wait(self.pause()).await;
+    }
+
+    /// Waits `pause` (none when zero), counted.
+    async fn wait(&self, pause: Duration) {
         if !pause.is_zero() {
+            self.paced.fetch_add(1, Ordering::Relaxed);
+            self.paced_micros
+                .fetch_add(micros(pause), Ordering::Relaxed);
             tokio::time::sleep(pause).await;
         }
+    }
+
+    /// Writes that waited since start, and how long they waited in all.
+    #[must_use]
+    pub fn paced(&self) -> (u64, Duration) {
+        (
+            self.paced.load(Ordering::Relaxed),
+            Duration::from_micros(self.paced_micros.load(Ordering::Relaxed)),
+        )
     }
 }
 
@@ -170,5 +189,15 @@ mod tests {
             Duration::ZERO,
             "a small share of all takes"
         );
+    }
+
+    #[tokio::test]
+    async fn waits_are_counted() {
+        let lag = DeliveryLag::default();
+        lag.pace().await;
+        assert_eq!(lag.paced(), (0, Duration::ZERO), "nothing to wait for");
+        lag.wait(Duration::from_millis(3)).await;
+        lag.wait(Duration::from_millis(2)).await;
+        assert_eq!(lag.paced(), (2, Duration::from_millis(5)));
     }
 }
