@@ -56,12 +56,17 @@ impl DeliveryLag {
         micros(at.saturating_duration_since(epoch())) / micros(WINDOW) + 1
     }
 
-    /// A watcher took a batch published at `published`.
-    pub fn report(&self, published: Instant) {
-        self.report_at(published, Instant::now());
+    /// A watcher that started at `started` took a batch published at
+    /// `published`. A batch published before the watcher started is history
+    /// it replays, not a delivery running late, and is not counted.
+    pub fn report(&self, started: Instant, published: Instant) {
+        self.report_at(started, published, Instant::now());
     }
 
-    fn report_at(&self, published: Instant, taken: Instant) {
+    fn report_at(&self, started: Instant, published: Instant, taken: Instant) {
+        if published < started {
+            return;
+        }
         let delay = micros(taken.saturating_duration_since(published));
         let now = Self::window_of(taken);
         let slot = &self.windows[(now % 2) as usize];
@@ -143,7 +148,7 @@ mod tests {
     /// Takes at `now`, of batches published `ms` before it.
     fn take(lag: &DeliveryLag, now: Instant, ms: u64, n: u64) {
         for _ in 0..n {
-            lag.report_at(now - Duration::from_millis(ms), now);
+            lag.report_at(epoch(), now - Duration::from_millis(ms), now);
         }
     }
 
@@ -188,6 +193,26 @@ mod tests {
             lag.pause_at(now),
             Duration::ZERO,
             "a small share of all takes"
+        );
+    }
+
+    #[test]
+    fn history_a_watcher_replays_is_not_late() {
+        let lag = DeliveryLag::default();
+        let now = epoch() + Duration::from_secs(100);
+        let (published, started) = (now - Duration::from_secs(60), now - Duration::from_secs(1));
+        for _ in 0..100 {
+            lag.report_at(started, published, now);
+        }
+        assert_eq!(lag.pause_at(now), Duration::ZERO);
+        let started = now - Duration::from_secs(90);
+        for _ in 0..100 {
+            lag.report_at(started, published, now);
+        }
+        assert_eq!(
+            lag.pause_at(now),
+            MAX_PAUSE,
+            "a watcher's own late takes count"
         );
     }
 
