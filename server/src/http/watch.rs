@@ -96,7 +96,7 @@ pub async fn serve(
     let (tx, body) = channel(16);
     let mut watch = watcher.open(&state.store);
     let mut shutdown = state.shutdown.clone();
-    let state = Arc::clone(state);
+    let lag = Arc::clone(&state.store.watch_lag);
     let started = std::time::Instant::now();
     tokio::spawn(async move {
         let kind = Arc::clone(watcher.kind());
@@ -147,7 +147,7 @@ pub async fn serve(
                 batch = watch.next() => {
                     let (bytes, ended) = match batch {
                         Some(Ok(delivery)) => {
-                            state.store.watch_lag.report(started, delivery.events.published());
+                            lag.report(started, delivery.events.published());
                             let Some(gathered) = encoder.gather(&mut watch, &delivery) else { return };
                             gathered
                         }

@@ -58,23 +58,21 @@ impl KindIndex {
         family: &Family,
     ) -> Result<Arc<KindIndex>, StorageError> {
         let prefix = keys::collection_prefix(kind, None);
+        // Started at the read's revision, known once its first page is.
+        let started = |at| {
+            let mut s = IndexState::new(Arc::clone(kind), &prefix, at);
+            s.begin(family);
+            s
+        };
         let mut state: Option<IndexState> = None;
         let at = scan(storage, kind, &prefix, |page_revision, kvs| {
-            let state = state.get_or_insert_with(|| {
-                let mut s = IndexState::new(Arc::clone(kind), &prefix, page_revision);
-                s.begin(family);
-                s
-            });
+            let state = state.get_or_insert_with(|| started(page_revision));
             for (key, attrs) in kvs {
                 state.load(family, key, attrs);
             }
         })
         .await?;
-        let mut state = state.unwrap_or_else(|| {
-            let mut s = IndexState::new(Arc::clone(kind), &prefix, at);
-            s.begin(family);
-            s
-        });
+        let mut state = state.unwrap_or_else(|| started(at));
         state.finish(family);
         let index = Arc::new(KindIndex {
             kind: Arc::clone(kind),
