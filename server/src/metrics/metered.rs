@@ -83,6 +83,14 @@ impl Storage for MeteredStorage {
         self.inner.pages_cheaply()
     }
 
+    fn reached(&self, revision: Revision) -> bool {
+        self.inner.reached(revision)
+    }
+
+    fn catch_up(&self, revision: Revision) -> Reply<'_, bool> {
+        self.inner.catch_up(revision)
+    }
+
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         let series = self.metrics.series("get", key);
         let span = self.span("get", key);

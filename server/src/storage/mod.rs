@@ -51,6 +51,21 @@ pub trait Storage: Send + Sync + 'static {
         self.get(key, None)
     }
 
+    /// Whether the backend has certainly reached `revision`, known without
+    /// asking anyone (a cache's applied revision); `false` when only a call
+    /// (`current_revision`) could tell.
+    fn reached(&self, _revision: Revision) -> bool {
+        false
+    }
+
+    /// Waits, briefly, until this backend's watches can deliver every
+    /// change through `revision` (a cache catching up with its backend);
+    /// whether they can. `false` where watches vouch for their own
+    /// progress instead (`WatchStream::sync_progress`).
+    fn catch_up(&self, _revision: Revision) -> Reply<'_, bool> {
+        Reply::Ready(false)
+    }
+
     /// Whether a range with a limit costs about the records it returns,
     /// so a large read may go page by page; etcd counts every key of the
     /// range for each request, so paging it costs the whole range per page.

@@ -130,6 +130,11 @@ pub struct GetResult {
 pub struct RangeOptions {
     /// Read at this revision instead of the latest.
     pub at: Option<Revision>,
+    /// With `at` unset: a read at any revision from this one on will do
+    /// (`resourceVersion=0`, `NotOlderThan`), so a cache may answer from
+    /// what it holds without asking its backend how far it is. Unset: the
+    /// newest revision (a consistent read).
+    pub not_older_than: Option<Revision>,
     /// At most this many items (0 = no limit).
     pub limit: usize,
     /// Count every key in the range even past `limit`.

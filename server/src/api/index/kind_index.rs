@@ -4,7 +4,10 @@
 //! backend watch, and the same per-batch decoding, any backend offers), so
 //! a list with selectors reads only the objects the index does not rule
 //! out. A list asks the watch to sync its progress first, so the index is
-//! current through a revision at least as new as every acknowledged write.
+//! current through a revision at least as new as every acknowledged write;
+//! where the backend cannot vouch for that (a watch cache in front of
+//! etcd), the list learns the revision it must reach and has the cache
+//! catch up with it.
 
 use std::future::poll_fn;
 use std::sync::Arc;
@@ -26,6 +29,17 @@ use crate::storage::{
 const LOAD_PAGE: usize = 4096;
 /// Batches applied per wake-up of the follower before it yields.
 const APPLY_BURST: usize = 64;
+
+/// How far an index is current.
+#[derive(Clone, Copy, Debug)]
+pub struct Synced {
+    /// Every change through this revision is applied.
+    pub through: Revision,
+    /// The backend vouched that `through` covers every acknowledged write.
+    /// Otherwise (a cache in front of etcd) a list learns the revision it
+    /// must reach and has storage catch up with it first.
+    pub vouched: bool,
+}
 
 /// One kind's (served version's) index.
 pub struct KindIndex {
@@ -132,16 +146,21 @@ impl KindIndex {
         &self.kind
     }
 
-    /// Applies what the watch has ready and brings the index current
-    /// through a revision at least as new as every acknowledged write;
-    /// `None` once the watch has ended, or when the backend cannot vouch
-    /// for its progress.
-    pub fn sync(&self) -> Option<Revision> {
+    /// Applies what the watch has ready and, where the backend vouches
+    /// for its watches' progress, brings the index current through a
+    /// revision at least as new as every acknowledged write; `None` once
+    /// the watch has ended.
+    pub fn sync(&self) -> Option<Synced> {
         let mut watch = self.watch.lock();
         self.drain(&mut watch)?;
-        watch.sync_progress()?;
-        self.drain(&mut watch)?;
-        Some(self.state.read().applied())
+        let vouched = watch.sync_progress().is_some();
+        if vouched {
+            self.drain(&mut watch)?;
+        }
+        Some(Synced {
+            through: self.state.read().applied(),
+            vouched,
+        })
     }
 
     /// Applies every batch the watch has ready; then the index is current
@@ -290,3 +309,7 @@ async fn follow(index: std::sync::Weak<KindIndex>) {
     })
     .await;
 }
+
+#[cfg(test)]
+#[path = "kind_index_tests.rs"]
+mod tests;

@@ -31,25 +31,40 @@ pub(super) struct ListRange<'a> {
 impl Store {
     /// The revision `index` answers `read_at` at, once it is current
     /// through it; `None` if it cannot be.
-    async fn index_revision(index: &KindIndex, read_at: &ReadAt) -> Option<Revision> {
+    async fn index_revision(&self, index: &KindIndex, read_at: &ReadAt) -> Option<Revision> {
+        let mut synced = index.sync()?;
         let wanted = match read_at {
-            ReadAt::Latest => Revision::ZERO,
+            ReadAt::Latest if synced.vouched => Revision::ZERO,
+            // As far as storage is now: one question to a networked backend,
+            // as a list without an index asks it.
+            ReadAt::Latest => {
+                // Only a backend that knows how far it is can catch up.
+                if !self.storage.reached(Revision::ZERO) {
+                    return None;
+                }
+                self.storage.current_revision().await.ok()?
+            }
             ReadAt::AtLeast(n) | ReadAt::Exact(n) => Revision(*n),
         };
-        let mut synced = index.sync()?;
+        if !synced.vouched && synced.through < wanted {
+            if !self.storage.catch_up(wanted).await {
+                return None;
+            }
+            synced = index.sync()?;
+        }
         for _ in 0..CATCH_UP_TRIES {
-            if synced >= wanted {
+            if synced.through >= wanted {
                 break;
             }
             tokio::time::sleep(CATCH_UP_PAUSE).await;
             synced = index.sync()?;
         }
-        if synced < wanted {
+        if synced.through < wanted {
             return None;
         }
         Some(match read_at {
             ReadAt::Exact(_) => wanted,
-            ReadAt::Latest | ReadAt::AtLeast(_) => synced,
+            ReadAt::Latest | ReadAt::AtLeast(_) => synced.through,
         })
     }
 
@@ -64,7 +79,7 @@ impl Store {
         range: &ListRange<'_>,
         term: &Term,
     ) -> Option<Result<RawPage, ApiError>> {
-        let at = Store::index_revision(index, read_at).await?;
+        let at = self.index_revision(index, read_at).await?;
         if matches!(read_at, ReadAt::Exact(_)) {
             // Storage says how a read below its compaction fails.
             let status = self.storage.status().await.ok()?;

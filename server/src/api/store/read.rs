@@ -70,8 +70,9 @@ fn forbidden_match(why: &str) -> ApiError {
 }
 
 impl Store {
-    /// GET of one object; `resourceVersion` unset or `0` reads the latest,
-    /// any other value reads something not older than it.
+    /// GET of one object; `resourceVersion` unset reads the latest, `0`
+    /// any recent copy (a cache's), any other value something not older
+    /// than it.
     pub async fn get(
         &self,
         kind: &KindSpec,
@@ -90,13 +91,16 @@ impl Store {
         name: &str,
         rv: Option<&str>,
     ) -> Result<KeyValue, ApiError> {
-        if let Some(min) = parse_rv(rv)?.filter(|&r| r > 0) {
-            self.wait_for_revision(min).await?;
-        }
         let key = keys::object_key(kind, ns, name);
-        self.storage
-            .get(&key, None)
-            .await
+        let read = match parse_rv(rv)? {
+            None => self.storage.get(&key, None),
+            Some(min) => {
+                // Not older than `min`: a cache that has reached it answers.
+                self.wait_for_revision(min).await?;
+                self.storage.get_recent(&key)
+            }
+        };
+        read.await
             .map_err(storage_error)?
             .kv
             .ok_or_else(|| kind.not_found(name))
@@ -121,7 +125,9 @@ impl Store {
             return Ok((ReadAt::Exact(c.rv), Some(c)));
         }
         let at = match (opts.rv_match, rv) {
-            (None, None) | (None, Some(0)) => ReadAt::Latest,
+            (None, None) => ReadAt::Latest,
+            // "Any": what a cache holds will do, as kube's watch cache serves it.
+            (None, Some(0)) => ReadAt::AtLeast(0),
             (None, Some(n)) if opts.limit > 0 => ReadAt::Exact(n),
             (None, Some(n)) => ReadAt::AtLeast(n),
             (Some(_), None) => {
@@ -135,7 +141,6 @@ impl Store {
                 ));
             }
             (Some(ResourceVersionMatch::Exact), Some(n)) => ReadAt::Exact(n),
-            (Some(ResourceVersionMatch::NotOlderThan), Some(0)) => ReadAt::Latest,
             (Some(ResourceVersionMatch::NotOlderThan), Some(n)) => ReadAt::AtLeast(n),
         };
         Ok((at, None))
@@ -171,10 +176,12 @@ impl Store {
         opts: &ListOptions,
     ) -> Result<RawPage, ApiError> {
         let (read_at, cont) = Store::list_read_at(opts)?;
+        let mut not_older_than = None;
         let at = match &read_at {
             ReadAt::Latest => None,
             ReadAt::AtLeast(n) => {
                 self.wait_for_revision(*n).await?;
+                not_older_than = Some(Revision(*n));
                 None
             }
             ReadAt::Exact(n) => {
@@ -238,6 +245,7 @@ impl Store {
                 KeyRange::between(&start, &range.end),
                 RangeOptions {
                     at: revision,
+                    not_older_than,
                     limit: want,
                     count_total: opts.limit > 0 && !filtered,
                     bulk: streamed,

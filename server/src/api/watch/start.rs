@@ -82,13 +82,14 @@ impl Watcher {
             None => rv.is_none_or(|r| r == 0),
         };
         let (initial, after) = if wants_state {
-            if let Some(n) = rv.filter(|&n| n > 0) {
-                store.wait_for_revision(n).await?;
-            }
+            // Not older than `rv` (`0`: what a cache holds will do); the
+            // newest when unset.
             let list_opts = ListOptions {
                 label: opts.label.take(),
                 field: opts.field.take(),
                 shard: opts.shard.take(),
+                resource_version: rv.map(|n| n.to_string()),
+                rv_match: rv.map(|_| ResourceVersionMatch::NotOlderThan),
                 ..ListOptions::default()
             };
             let page = store.list_raw(kind, ns, &list_opts).await?;

@@ -8,7 +8,9 @@
 //! - lists at an exact revision (pages, `resourceVersionMatch=Exact`) are
 //!   read from memory when the window holds that revision;
 //! - consistent lists ask the backend only for its current revision, wait
-//!   (briefly) for the cache to reach it, and read from memory;
+//!   (briefly) for the cache to reach it, and read from memory; reads not
+//!   older than a revision (`resourceVersion=0`, `NotOlderThan`) ask it
+//!   nothing once the cache has reached that revision;
 //! - gets and writes go to the backend, as kube-apiserver sends them to
 //!   etcd; so does anything the window cannot answer.
 //!
@@ -18,7 +20,11 @@
 mod feed;
 mod history;
 mod memory;
+#[cfg(test)]
+mod reads_tests;
 mod sleepers;
+#[cfg(test)]
+mod spy;
 mod storage;
 #[cfg(test)]
 mod tests;

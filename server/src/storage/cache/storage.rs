@@ -44,19 +44,22 @@ impl WatchCache {
             .is_ok_and(|r| r.is_ok())
     }
 
-    /// A range read at `at`, or at the newest revision (consistently: the
-    /// cache first reaches the backend's current revision).
+    /// A range read at `at`, at a revision not older than
+    /// `not_older_than`, or at the newest revision (consistently: the cache
+    /// first reaches the backend's current revision).
     async fn range_waiting(
         &self,
         range: KeyRange,
         opts: RangeOptions,
     ) -> Result<RangeResult, StorageError> {
-        let wanted = match opts.at {
-            Some(at) => at,
-            None => self.backend.current_revision().await?,
+        let wanted = match (opts.at, opts.not_older_than) {
+            (Some(at), _) => at,
+            (None, Some(floor)) => floor,
+            (None, None) => self.backend.current_revision().await?,
         };
         if self.caught_up(wanted).await {
-            // A consistent read may be served at any newer revision.
+            // A consistent read (or one not older than a revision) may be
+            // served at any newer revision.
             let at = match opts.at {
                 Some(at) => at,
                 None => self.shared.applied().max(wanted),
@@ -84,6 +87,17 @@ impl Storage for WatchCache {
             }
         }
         self.backend.get(key, at)
+    }
+
+    fn reached(&self, revision: Revision) -> bool {
+        self.shared.applied() >= revision && self.shared.state.read().memory.is_some()
+    }
+
+    fn catch_up(&self, revision: Revision) -> Reply<'_, bool> {
+        if self.reached(revision) {
+            return Reply::Ready(true);
+        }
+        Reply::pending(self.caught_up(revision))
     }
 
     fn get_recent(&self, key: &[u8]) -> Reply<'_, Result<GetResult, StorageError>> {

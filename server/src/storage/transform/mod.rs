@@ -154,6 +154,14 @@ impl Storage for TransformingStorage {
         self.inner.pages_cheaply()
     }
 
+    fn reached(&self, revision: Revision) -> bool {
+        self.inner.reached(revision)
+    }
+
+    fn catch_up(&self, revision: Revision) -> Reply<'_, bool> {
+        self.inner.catch_up(revision)
+    }
+
     fn get(&self, key: &[u8], at: Option<Revision>) -> Reply<'_, Result<GetResult, StorageError>> {
         self.plain_read(self.inner.get(key, at))
     }
