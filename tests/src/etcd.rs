@@ -184,6 +184,21 @@ impl Etcd {
     }
 }
 
+impl Etcd {
+    /// Range calls this member has answered (its gRPC metrics).
+    #[must_use]
+    pub fn ranges(&self) -> f64 {
+        let r = client::request(self.port, "GET", "/metrics", &[], None).expect("etcd metrics");
+        assert_eq!(r.status, 200);
+        let page = String::from_utf8_lossy(&r.body);
+        crate::metrics_text::sum(
+            &page,
+            "grpc_server_handled_total",
+            &[("grpc_method", "Range")],
+        )
+    }
+}
+
 impl Drop for Etcd {
     fn drop(&mut self) {
         self.kill();

@@ -1,7 +1,8 @@
 //! cairn-apiserver on a real etcd (`--etcd-servers`): objects are etcd keys
 //! under `/registry`, resourceVersions are etcd revisions, conflicts are
-//! 409s, and an etcd that goes away fails readiness and mutations with a
-//! Status (never a hang) until it returns.
+//! 409s, reads that may be a moment behind come from the watch cache, and
+//! an etcd that goes away fails readiness and mutations with a Status
+//! (never a hang) until it returns.
 
 use cairn_tests::etcd::Etcd;
 use cairn_tests::selection::rv;
@@ -95,6 +96,58 @@ fn objects_are_etcd_keys_and_resource_versions_are_revisions() {
         [("MODIFIED", "one"), ("ADDED", "two"), ("DELETED", "one")]
             .map(|(t, n)| (t.to_string(), n.to_string()))
     );
+}
+
+/// What admission reads for a Pod create (its ServiceAccount, its
+/// namespace's LimitRanges: kube reads them from listers) and reads with
+/// `resourceVersion=0` come from the watch cache: the only Range a Pod
+/// create sends etcd is ResourceQuota's (a consistent read of the quotas).
+#[test]
+fn admission_reads_and_any_revision_reads_come_from_the_cache() {
+    let etcd = Etcd::start();
+    let s = Server::start(&["--etcd-servers", &etcd.url(), "--leader-elect=false"]);
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+    let account = "/api/v1/namespaces/default/serviceaccounts/default";
+    wait_until("the default ServiceAccount", || {
+        s.get(account).status == 200
+    });
+    let range = json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "cpu"},
+        "spec": {"limits": [{"type": "Container", "default": {"cpu": "300m"}}]}});
+    let made = s.post("/api/v1/namespaces/default/limitranges", &range);
+    assert_eq!(made.status, 201, "{}", made.text());
+    let pod = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "app", "image": "busybox"}]}})
+    };
+    let create = |name: &str| {
+        let r = s.post(PODS, &pod(name));
+        assert_eq!(r.status, 201, "{}", r.text());
+        let pod = r.json();
+        assert_eq!(pod["spec"]["serviceAccountName"], json!("default"));
+        assert_eq!(
+            pod["spec"]["containers"][0]["resources"]["limits"]["cpu"],
+            json!("300m"),
+            "the LimitRange's default"
+        );
+        pod
+    };
+    create("warm");
+    let before = etcd.ranges();
+    for i in 0..5 {
+        create(&format!("p{i}"));
+    }
+    let list = s.get(&format!("{PODS}?resourceVersion=0"));
+    assert_eq!(list.status, 200);
+    assert_eq!(list.json()["items"].as_array().map(Vec::len), Some(6));
+    assert_eq!(s.get(&format!("{PODS}/p0?resourceVersion=0")).status, 200);
+    assert_eq!(
+        etcd.ranges() - before,
+        5.0,
+        "one Range per create (ResourceQuota's), none for the reads"
+    );
+    // A consistent list asks etcd for its revision.
+    assert_eq!(s.get(PODS).status, 200);
+    assert_eq!(etcd.ranges() - before, 6.0);
 }
 
 #[test]

@@ -21,14 +21,15 @@ use crate::api::store::storage_error;
 use crate::request::admission::{
     Attributes, MutatingAdmission, Operation, Pins, ValidatingAdmission,
 };
-use crate::storage::{KeyRange, RangeOptions, Storage};
+use crate::storage::{KeyRange, RangeOptions, Revision, Storage};
 use crate::util::maybe_async::MaybeAsync;
 use limit_bounds::{amounts, bounds, pod_totals};
 
 pub const LIMIT_RANGER: &str = "LimitRanger";
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 
-/// The plugin: reads a namespace's LimitRanges from storage.
+/// The plugin: reads a namespace's LimitRanges from storage (as recently
+/// known: a watch cache's copy will do).
 pub struct LimitRanger {
     storage: Arc<dyn Storage>,
     limit_ranges: Arc<KindSpec>,
@@ -75,7 +76,14 @@ impl LimitRanger {
         let prefix = keys::collection_prefix(&self.limit_ranges, Some(ns));
         let read = self
             .storage
-            .range(KeyRange::prefix(&prefix), RangeOptions::default())
+            .range(
+                KeyRange::prefix(&prefix),
+                // What a watch cache holds will do, as kube's lister.
+                RangeOptions {
+                    not_older_than: Some(Revision::ZERO),
+                    ..RangeOptions::default()
+                },
+            )
             .await
             .map_err(storage_error)?;
         let mut items = Vec::new();

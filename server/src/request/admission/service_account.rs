@@ -77,7 +77,9 @@ impl ServiceAccountAdmission {
                 let pause = 100 + (crate::util::random::unit_fraction() * 100.0) as u64;
                 tokio::time::sleep(Duration::from_millis(pause)).await;
             }
-            let read = self.storage.get(&key, None).await.map_err(storage_error)?;
+            // As recently known (a watch cache's copy; a miss asks the
+            // backend), as kube's admission reads its lister first.
+            let read = self.storage.get_recent(&key).await.map_err(storage_error)?;
             if let Some(kv) = read.kv {
                 let account = serde_json::from_slice(&kv.value).map_err(|e| {
                     ApiError::Internal(format!("service account {ns}/{name} is invalid JSON: {e}"))
