@@ -2,8 +2,8 @@
 //! one backend watch from that read's revision, every batch applied to the
 //! data and kept for watchers. A watch that breaks is opened again from
 //! the last revision applied, so watchers see no gap; only a watch whose
-//! start was compacted away makes the cache read everything again (its
-//! watchers then end, as their history is gone).
+//! start was compacted away makes the cache read everything again, and its
+//! watchers then get the difference (each changed key as it is now).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -42,7 +42,7 @@ pub async fn run(
         let from = match loaded {
             Ok(memory) => {
                 pause = FIRST_PAUSE;
-                shared.install(memory)
+                shared.resync(memory)
             }
             Err(e) => {
                 tracing::warn!(error = %e, "the watch cache cannot read its data; trying again");

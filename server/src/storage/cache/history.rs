@@ -41,12 +41,6 @@ impl History {
         }
     }
 
-    /// The revision watches may start after.
-    #[must_use]
-    pub fn start(&self) -> Revision {
-        self.start
-    }
-
     /// The number the next batch will get.
     #[must_use]
     pub fn end(&self) -> u64 {
@@ -99,6 +93,12 @@ impl History {
             self.drop_front();
         }
         (self.start != before).then_some(self.start)
+    }
+
+    /// Watches start after `revision` or later from now on (the batches
+    /// before it are kept for the watchers already reading them).
+    pub fn restart_at(&mut self, revision: Revision) {
+        self.start = self.start.max(revision);
     }
 
     /// Drops the batches at or before `revision` (a compaction there).
@@ -175,7 +175,7 @@ mod tests {
         history.push(batch(&[11]));
         history.push(batch(&[13]));
         history.forget_before(Revision(12));
-        assert_eq!(history.start(), Revision(12));
+        assert_eq!(history.start, Revision(12));
         assert_eq!(history.first_after(Revision(12)), Some(1));
         assert_eq!(history.first_after(Revision(11)), None);
     }

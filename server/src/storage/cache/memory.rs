@@ -126,6 +126,45 @@ impl Memory {
         }
     }
 
+    /// The events that take the data as it is now to `newer`'s (a later
+    /// full read), in revision order: a put for every key written since
+    /// (with the record it replaces), and a delete at `newer`'s revision
+    /// for every key gone since (when it went is not known).
+    #[must_use]
+    pub fn changes_to(&self, newer: &Memory) -> Vec<Event> {
+        let mut events = Vec::new();
+        for (key, versions) in &newer.keys {
+            let Some(kv) = latest(versions) else { continue };
+            let prev = self.keys.get(key).and_then(|v| latest(v));
+            if prev.is_some_and(|p| p.mod_revision == kv.mod_revision) {
+                continue;
+            }
+            events.push(Event {
+                kind: EventKind::Put,
+                key: key.clone(),
+                revision: kv.mod_revision,
+                kv: Some(kv.clone()),
+                prev: prev.cloned(),
+            });
+        }
+        for (key, versions) in &self.keys {
+            let Some(old) = latest(versions) else {
+                continue;
+            };
+            if newer.keys.get(key).and_then(|v| latest(v)).is_none() {
+                events.push(Event {
+                    kind: EventKind::Delete,
+                    key: key.clone(),
+                    revision: newer.revision,
+                    kv: None,
+                    prev: Some(old.clone()),
+                });
+            }
+        }
+        events.sort_by_key(|e| e.revision);
+        events
+    }
+
     /// The record of `key` at `at` (which `holds`).
     #[must_use]
     pub fn get(&self, key: &[u8], at: Revision) -> Option<KeyValue> {
@@ -186,6 +225,11 @@ impl Memory {
 }
 
 /// The record a read at `at` sees among a key's versions.
+/// A key's newest record, unless its newest version is a deletion.
+fn latest(versions: &[Version]) -> Option<&KeyValue> {
+    versions.last().and_then(|v| v.kv.as_ref())
+}
+
 fn visible(versions: &[Version], at: Revision) -> Option<&KeyValue> {
     versions
         .iter()

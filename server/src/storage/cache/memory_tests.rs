@@ -162,3 +162,40 @@ fn a_progress_report_moves_the_newest_revision() {
     memory.reached(Revision(3));
     assert_eq!(memory.revision(), Revision(20));
 }
+
+#[test]
+fn the_changes_to_a_later_read_are_each_key_as_it_is_now() {
+    // The sample at 14 (a3, c1); a later read at 20 finds a rewritten,
+    // c gone, d new, and the tombstone of b still gone.
+    let memory = sample();
+    let later = Memory::loaded(
+        Revision(20),
+        vec![kv("/r/a", "a5", 5, 18, 5), kv("/r/d", "d1", 16, 16, 1)],
+    );
+    let changes: Vec<(String, EventKind, u64, Option<String>)> = memory
+        .changes_to(&later)
+        .iter()
+        .map(|e| {
+            (
+                String::from_utf8_lossy(&e.key).into_owned(),
+                e.kind,
+                e.revision.get(),
+                e.prev
+                    .as_ref()
+                    .map(|p| String::from_utf8_lossy(&p.value).into_owned()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            ("/r/d".into(), EventKind::Put, 16, None),
+            ("/r/a".into(), EventKind::Put, 18, Some("a3".into())),
+            ("/r/c".into(), EventKind::Delete, 20, Some("c1".into())),
+        ]
+    );
+    assert!(
+        sample().changes_to(&sample()).is_empty(),
+        "nothing changed, nothing to send"
+    );
+}

@@ -86,8 +86,6 @@ struct State {
     /// `None` until the first load.
     memory: Option<Memory>,
     history: History,
-    /// Counts loads: a watch of an earlier one ends.
-    epoch: u64,
     closed: bool,
 }
 
@@ -101,7 +99,6 @@ impl WatchCache {
             state: RwLock::new(State {
                 memory: None,
                 history: History::new(Revision::ZERO),
-                epoch: 0,
                 closed: false,
             }),
             appended: AtomicU64::new(0),
@@ -161,14 +158,13 @@ impl Drop for WatchCache {
 }
 
 impl Shared {
-    /// Replaces the data with a new load; the revision watches start after.
+    /// The first load of the data; the revision watches start after.
     fn install(&self, memory: Memory) -> Revision {
         let revision = memory.revision();
         {
             let mut state = self.state.write();
             state.memory = Some(memory);
             state.history = History::new(revision);
-            state.epoch += 1;
         }
         self.applied.send_replace(revision);
         self.wake_all();
@@ -184,9 +180,40 @@ impl Shared {
             number
         });
         if let Some(number) = kept {
-            self.appended.fetch_add(1, Ordering::SeqCst);
-            self.sleepers.lock().wake_for(&batch, number);
+            self.announce(&batch, number);
         }
+    }
+
+    /// Takes in a full read made after the backend compacted away changes
+    /// the cache never saw (or its first one). Watchers keep their place
+    /// and get the difference as one batch: each changed key as it is now,
+    /// since the steps between are gone. Watches and exact reads before
+    /// the read's revision go to the backend, which answers what it still
+    /// has (or that it compacted it). The revision watches follow from.
+    fn resync(&self, newer: Memory) -> Revision {
+        let revision = newer.revision();
+        let mut newer = Some(newer);
+        let kept = self.change(|memory, history| {
+            let newer = newer.take()?;
+            let batch = Arc::new(Batch::new(memory.changes_to(&newer)));
+            *memory = newer;
+            history.restart_at(revision);
+            let number = history.end();
+            history.push(Arc::clone(&batch));
+            Some((batch, number))
+        });
+        match (kept.flatten(), newer) {
+            (Some((batch, number)), _) => self.announce(&batch, number),
+            (None, Some(first)) => return self.install(first),
+            (None, None) => {}
+        }
+        revision
+    }
+
+    /// A batch was kept as number `number`: its watchers look.
+    fn announce(&self, batch: &Batch, number: u64) {
+        self.appended.fetch_add(1, Ordering::SeqCst);
+        self.sleepers.lock().wake_for(batch, number);
     }
 
     /// Notes the backend watch's progress, if any, and ages the window.

@@ -168,7 +168,6 @@ impl Storage for WatchCache {
                 return Watch::new(CacheWatch::new(
                     Arc::clone(&self.shared),
                     range,
-                    state.epoch,
                     next,
                     after,
                     state.history.end(),

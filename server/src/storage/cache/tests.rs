@@ -8,7 +8,9 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::spy::{PATIENCE, cached, next, put};
-use crate::storage::{Guard, KeyRange, RangeOptions, Storage, StorageError, Txn, conformance};
+use crate::storage::{
+    EventKind, Guard, KeyRange, RangeOptions, Revision, Storage, StorageError, Txn, conformance,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_conformance_suite_passes_through_the_cache() {
@@ -163,32 +165,54 @@ async fn a_broken_backend_watch_leaves_no_gap_and_lost_history_reloads() {
         "watched again from where it was"
     );
 
-    // Broken, and the backend forgets what the cache has not seen.
+    // Broken, and the backend forgets changes the cache has not seen: the
+    // cache reads everything again, and its watcher gets the difference.
     spy.breaks.fetch_add(1, Ordering::SeqCst);
     let three = put(cache.as_ref(), "/registry/k/3", "3").await;
-    spy.compact(three).await.expect("compact");
-    match next(&mut watch).await {
-        Err(StorageError::Compacted { requested, .. }) => assert_eq!(requested, two),
-        other => panic!("the watcher's history is gone: {other:?}"),
-    }
-    let loaded = tokio::time::timeout(PATIENCE, async {
-        loop {
-            if cache.shared.state.read().epoch == 2 {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    });
-    loaded.await.expect("the cache loads again");
+    let again = put(cache.as_ref(), "/registry/k/1", "1 again").await;
+    let gone = spy
+        .commit(Txn::new().delete("/registry/k/2"))
+        .await
+        .expect("delete")
+        .revision;
+    spy.compact(gone).await.expect("compact");
+    let diff = tokio::time::timeout(PATIENCE, watch.next_batch())
+        .await
+        .expect("the difference in time")
+        .expect("the watch goes on")
+        .expect("not a 410: the watcher asked for nothing that is gone");
+    let seen: Vec<(&[u8], EventKind, Revision, bool)> = diff
+        .iter()
+        .map(|e| (&e.key[..], e.kind, e.revision, e.prev.is_some()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (&b"/registry/k/3"[..], EventKind::Put, three, false),
+            (&b"/registry/k/1"[..], EventKind::Put, again, true),
+            (&b"/registry/k/2"[..], EventKind::Delete, gone, true),
+        ]
+    );
+    assert_eq!(watch.progress(), gone);
     let list = cache
         .range(KeyRange::prefix(b"/registry/k/"), RangeOptions::default())
         .await
         .expect("list");
-    assert_eq!(list.items.len(), 3);
-    let mut again = cache.watch(KeyRange::prefix(b"/registry/"), three);
+    assert_eq!(list.items.len(), 2);
     let four = put(cache.as_ref(), "/registry/k/4", "4").await;
     assert_eq!(
-        next(&mut again).await.unwrap(),
+        next(&mut watch).await.unwrap(),
+        [("/registry/k/4".into(), four)]
+    );
+    // A watch from before the new read asks for changes that are gone.
+    let mut late = cache.watch(KeyRange::prefix(b"/registry/"), two);
+    assert!(matches!(
+        late.next_batch().await,
+        Some(Err(StorageError::Compacted { .. }))
+    ));
+    let mut current = cache.watch(KeyRange::prefix(b"/registry/"), gone);
+    assert_eq!(
+        next(&mut current).await.unwrap(),
         [("/registry/k/4".into(), four)]
     );
 }

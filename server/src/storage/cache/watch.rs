@@ -1,9 +1,8 @@
 //! A watch served by the cache: it reads the kept batches from its start
 //! at its own pace, each batch shared with every other watcher (so are the
 //! encodings derived from it), and sleeps until a batch with a key of its
-//! range arrives. A watcher the window leaves behind ends `Lagged`; one
-//! whose cache had to re-read everything (its history was compacted away)
-//! ends `Compacted`, and re-lists.
+//! range arrives. A watcher the window leaves behind ends `Lagged`, and
+//! re-lists.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -22,8 +21,6 @@ pub struct CacheWatch {
     shared: Arc<Shared>,
     /// `None` when the range holds every cached key.
     range: Option<Arc<KeyRange>>,
-    /// The cache's load this watch reads from.
-    epoch: u64,
     /// The number of the next batch to read.
     next: u64,
     /// Events at or before it are not this watch's.
@@ -41,7 +38,6 @@ impl CacheWatch {
     pub(super) fn new(
         shared: Arc<Shared>,
         range: Option<Arc<KeyRange>>,
-        epoch: u64,
         next: u64,
         after: Revision,
         began: u64,
@@ -50,7 +46,6 @@ impl CacheWatch {
         CacheWatch {
             shared,
             range,
-            epoch,
             next,
             after,
             began,
@@ -69,13 +64,6 @@ impl CacheWatch {
             self.next = self.next.max(n);
         }
         let state = self.shared.state.read();
-        if state.epoch != self.epoch {
-            self.ended = true;
-            return Some(Err(StorageError::Compacted {
-                requested: self.progress,
-                compacted: state.history.start().next(),
-            }));
-        }
         if state
             .history
             .end()
