@@ -93,12 +93,13 @@ impl Store {
     ) -> Result<KeyValue, ApiError> {
         let key = keys::object_key(kind, ns, name);
         let read = match parse_rv(rv)? {
-            None => self.storage.get(&key, None),
+            // Not older than `min`: a cache that has reached it answers.
+            Some(min) if self.storage.reached(Revision(min)) => self.storage.get_recent(&key),
             Some(min) => {
-                // Not older than `min`: a cache that has reached it answers.
                 self.wait_for_revision(min).await?;
-                self.storage.get_recent(&key)
+                self.storage.get(&key, None)
             }
+            None => self.storage.get(&key, None),
         };
         read.await
             .map_err(storage_error)?
