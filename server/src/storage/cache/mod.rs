@@ -191,21 +191,21 @@ impl Shared {
     /// the read's revision go to the backend, which answers what it still
     /// has (or that it compacted it). The revision watches follow from.
     fn resync(&self, newer: Memory) -> Revision {
+        // Only the feed changes the data, so nothing loads it meanwhile.
+        if self.state.read().memory.is_none() {
+            return self.install(newer);
+        }
         let revision = newer.revision();
-        let mut newer = Some(newer);
-        let kept = self.change(|memory, history| {
-            let newer = newer.take()?;
+        let kept = self.change(move |memory, history| {
             let batch = Arc::new(Batch::new(memory.changes_to(&newer)));
             *memory = newer;
             history.restart_at(revision);
             let number = history.end();
             history.push(Arc::clone(&batch));
-            Some((batch, number))
+            (batch, number)
         });
-        match (kept.flatten(), newer) {
-            (Some((batch, number)), _) => self.announce(&batch, number),
-            (None, Some(first)) => return self.install(first),
-            (None, None) => {}
+        if let Some((batch, number)) = kept {
+            self.announce(&batch, number);
         }
         revision
     }
